@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what is missing from Debian 12's packages, then configures and builds hlsched.
+# Idempotent: when everything is present it only runs the (incremental) build.
+#
+#   scripts/setup.sh            install + build
+#   scripts/setup.sh --no-build install only
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${HLSCHED_BUILD_DIR:-$here/build}
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libhalide14-0-dev            # Halide 14: headers, libHalide14, GenGen/RunGen sources, plugins
+  llvm-14-dev libclang-14-dev  # the LLVM that Halide 14 links against; libclang for source understanding
+  libclang-rt-14-dev clang-14  # libFuzzer runtime and the compiler that uses it
+  libboost-dev libboost-system-dev  # Asio, Process
+  nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
+  libeigen3-dev libxxhash-dev catch2
+  zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libffi-dev  # LLVM's CMake config wants these
+  libpng-dev libjpeg-dev       # Halide's image_io in the examples' tests
+  xz-utils
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+[[ "${1:-}" == "--no-build" ]] && exit 0
+
+if [[ ! -f "$build_dir/build.ninja" ]]; then
+  cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+fi
+cmake --build "$build_dir" -j "$(nproc)" >&2
