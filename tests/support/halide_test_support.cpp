@@ -1,0 +1,61 @@
+#include "halide_test_support.h"
+
+#include <stdexcept>
+
+#include "hlsched/engine/pipeline_walk.h"
+
+namespace hlsched::testing {
+namespace {
+
+Halide::Internal::Parameter find_input(const Halide::Pipeline &pipeline, const std::string &name) {
+  for (auto &param : pipeline_input_parameters(pipeline))
+    if (param.name() == name) return param;
+  throw std::runtime_error("pipeline has no input named '" + name + "'");
+}
+
+}  // namespace
+
+Halide::Target cpu_target() { return safe_host_target(); }
+
+void schedule_compute_root_everywhere(const Halide::Pipeline &pipeline) {
+  for (auto &[name, function] : pipeline_functions(pipeline)) {
+    Halide::Func func(function);
+    if (!function.has_extern_definition()) func.compute_root();
+  }
+}
+
+void bind_input(const Halide::Pipeline &pipeline, const std::string &name, const Halide::Buffer<> &buffer) {
+  Halide::Internal::Parameter param = find_input(pipeline, name);
+  if (!param.is_buffer()) throw std::runtime_error("input '" + name + "' is a scalar, not a buffer");
+  param.set_buffer(buffer);
+}
+
+template <typename T>
+void bind_scalar(const Halide::Pipeline &pipeline, const std::string &name, T value) {
+  Halide::Internal::Parameter param = find_input(pipeline, name);
+  if (param.is_buffer()) throw std::runtime_error("input '" + name + "' is a buffer, not a scalar");
+  param.set_scalar<T>(value);
+}
+
+template void bind_scalar<float>(const Halide::Pipeline &, const std::string &, float);
+template void bind_scalar<double>(const Halide::Pipeline &, const std::string &, double);
+template void bind_scalar<int32_t>(const Halide::Pipeline &, const std::string &, int32_t);
+template void bind_scalar<uint8_t>(const Halide::Pipeline &, const std::string &, uint8_t);
+template void bind_scalar<uint16_t>(const Halide::Pipeline &, const std::string &, uint16_t);
+
+std::string compile_for_cuda(const Halide::Pipeline &pipeline) {
+  Halide::Pipeline p = pipeline;  // a handle; the compile methods are non-const
+  // compile_to_module runs the whole lowering and the PTX back end, as an AOT build would.
+  Halide::Module module = p.compile_to_module(p.infer_arguments(), "hlsched_check", default_gpu_target());
+  std::ostringstream text;
+  for (const auto &fn : module.functions()) text << fn.body << "\n";
+  return text.str();
+}
+
+bool launches_gpu_kernels(const std::string &lowered_stmt) {
+  return lowered_stmt.find("halide_cuda_run") != std::string::npos ||
+         lowered_stmt.find("gpu_block") != std::string::npos ||
+         lowered_stmt.find("__block_id_") != std::string::npos;
+}
+
+}  // namespace hlsched::testing

@@ -1,0 +1,50 @@
+// Helpers shared by the tests that run pipelines on the CPU and compile them for CUDA.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "Halide.h"
+#include "hlsched/engine/generator_instance.h"
+#include "hlsched/engine/pipeline_walk.h"
+
+namespace hlsched::testing {
+
+/// The host CPU target, for running pipelines in tests (CI has no GPU).
+Halide::Target cpu_target();
+
+/// `compute_root()` on every Func of the pipeline, serial loops: a simple reference schedule
+/// that cannot blow up compile time the way inlining everything can.
+void schedule_compute_root_everywhere(const Halide::Pipeline &pipeline);
+
+/// Binds a buffer to the pipeline's input of that name (throws if there is none).
+void bind_input(const Halide::Pipeline &pipeline, const std::string &name, const Halide::Buffer<> &buffer);
+
+/// Binds a scalar input parameter by name.
+template <typename T>
+void bind_scalar(const Halide::Pipeline &pipeline, const std::string &name, T value);
+
+/// Lowers and compiles the pipeline (with whatever schedule it has) to a CUDA module and returns
+/// the lowered statement text. Throws Halide::Error on an invalid schedule.
+std::string compile_for_cuda(const Halide::Pipeline &pipeline);
+
+/// True when a lowered statement launches at least one GPU kernel.
+bool launches_gpu_kernels(const std::string &lowered_stmt);
+
+/// A buffer filled with uniform random values in [lo, hi] (integers) or [lo, hi) (floats).
+template <typename T>
+Halide::Buffer<T> random_buffer(std::vector<int> sizes, uint32_t seed, double lo, double hi) {
+  Halide::Buffer<T> buffer(sizes);
+  std::mt19937 rng(seed);
+  buffer.for_each_value([&](T &v) {
+    if constexpr (std::is_floating_point_v<T>) {
+      v = static_cast<T>(std::uniform_real_distribution<double>(lo, hi)(rng));
+    } else {
+      v = static_cast<T>(std::uniform_int_distribution<int64_t>(static_cast<int64_t>(lo), static_cast<int64_t>(hi))(rng));
+    }
+  });
+  return buffer;
+}
+
+}  // namespace hlsched::testing
