@@ -92,7 +92,8 @@ public:
 
 private:
     Var x{"x"}, y{"y"}, c{"c"}, xo{"xo"}, yo{"yo"}, xi{"xi"}, yi{"yi"}, yii{"yii"};
-    Func gray{"gray"}, blur_x{"blur_x"}, ratio{"ratio"};
+    Func gray{"gray"}, ratio{"ratio"};
+    Func blur_x;  // defined (and named) by blur_1d
 };
 
 }  // namespace
