@@ -15,7 +15,7 @@ Halide::Internal::Parameter find_input(const Halide::Pipeline &pipeline, const s
 
 }  // namespace
 
-Halide::Target cpu_target() { return safe_host_target(); }
+Halide::Target cpu_target() { return safe_host_target().with_feature(Halide::Target::StrictFloat); }
 
 void schedule_compute_root_everywhere(const Halide::Pipeline &pipeline) {
   for (auto &[name, function] : pipeline_functions(pipeline)) {

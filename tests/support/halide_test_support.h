@@ -11,7 +11,9 @@
 
 namespace hlsched::testing {
 
-/// The host CPU target, for running pipelines in tests (CI has no GPU).
+/// The host CPU target, for running pipelines in tests (CI has no GPU). With strict_float, so
+/// that schedules that inline differently still round identically (no FMA contraction), and
+/// float outputs can be compared exactly.
 Halide::Target cpu_target();
 
 /// `compute_root()` on every Func of the pipeline, serial loops: a simple reference schedule

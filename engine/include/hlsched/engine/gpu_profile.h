@@ -1,0 +1,50 @@
+// A GPU described as data: the limits the schedule space respects and the rates the cost model
+// turns work into time with. One file per GPU under engine/src/gpu/profiles/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hlsched {
+
+struct GpuProfile {
+  std::string name;          ///< short id used on command lines: "h200"
+  std::string description;   ///< "NVIDIA H200 (Hopper, sm_90)"
+  std::string halide_target; ///< the target we compile for on this GPU
+
+  // Limits (per SM unless said otherwise).
+  int sm_count = 0;
+  int warp_size = 32;
+  int max_threads_per_block = 1024;
+  int max_threads_per_sm = 2048;
+  int max_warps_per_sm = 64;
+  int max_blocks_per_sm = 32;
+  int registers_per_sm = 65536;
+  int max_registers_per_thread = 255;
+  int shared_memory_per_sm = 0;          ///< bytes
+  int shared_memory_per_block = 48 * 1024;  ///< bytes, without opt-in (what Halide 14 uses)
+  long long l2_cache_bytes = 0;
+
+  // Rates.
+  double dram_bandwidth_bytes_per_s = 0;   ///< achievable, not peak
+  double fp32_ops_per_s = 0;               ///< scalar FMA counted as one op
+  double int32_ops_per_s = 0;
+  double special_function_ops_per_s = 0;   ///< exp, log, sqrt, ...
+  double shared_memory_bandwidth_bytes_per_s = 0;  ///< whole GPU
+  double kernel_launch_seconds = 0;        ///< back-to-back launch overhead of one kernel
+  double block_sync_seconds = 0;           ///< one __syncthreads round trip
+
+  int max_threads_in_flight() const { return sm_count * max_threads_per_sm; }
+};
+
+/// The profile named `name` ("h200", "a100", "rtx4090", "v100"). Throws std::invalid_argument
+/// listing the known names when there is none.
+const GpuProfile &find_gpu_profile(const std::string &name);
+
+/// Every known profile.
+const std::vector<GpuProfile> &gpu_profiles();
+
+/// The default GPU: the H200 our measurements run on.
+inline const char *default_gpu_profile_name() { return "h200"; }
+
+}  // namespace hlsched

@@ -1,0 +1,123 @@
+// The engine's own description of a Halide algorithm: Funcs, their stages, who reads whom, how
+// much of a producer one point of a consumer needs, and how much work each stage does.
+//
+// Built once from a Halide::Pipeline (build_pipeline_dag), then read-only: the scheduler, the cost
+// model and the emitters all work from this, never from Halide's IR directly. Everything here is
+// plain data (names, numbers, strings) so it can be printed, hashed and compared between edits.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+
+namespace hlsched {
+
+/// `constant + sum(coefficient * var)` over a consumer's loop variables, or not affine at all
+/// (data-dependent indices, min/max clamps...), in which case only `text` is meaningful.
+struct AffineExpr {
+  bool is_affine = false;
+  double constant = 0;
+  std::map<std::string, double> coefficients;  ///< loop var name -> coefficient (may be fractional: x/2)
+  std::string text;                            ///< Halide's printing of the simplified expression
+};
+
+/// A closed interval of integers [min, max].
+struct Span {
+  int64_t min = 0;
+  int64_t max = -1;
+  int64_t extent() const { return max - min + 1; }
+};
+
+/// One loop of a stage's default loop nest.
+struct LoopDim {
+  std::string var;      ///< Halide name ("x", "r$x")
+  bool is_rvar = false; ///< a reduction variable (serial unless proven otherwise)
+  bool is_pure = true;  ///< for update stages: a pure var appearing as itself in the LHS (parallel-safe)
+  Span estimate;        ///< range under the pipeline's estimates
+};
+
+/// How often each kind of operation appears in one point of a stage, by "op.type" key, for
+/// example "add.f32", "load.u16", "div.i32" (after common-subexpression elimination).
+using OpCounts = std::map<std::string, int64_t>;
+
+/// A stage reading a producer (a Func or an input buffer).
+struct ProducerAccess {
+  std::string producer;
+  bool producer_is_input = false;
+  int64_t calls_per_point = 0;          ///< call sites in the stage's definition
+  std::vector<AffineExpr> region_min;   ///< per producer dim: lowest coordinate one consumer point needs
+  std::vector<AffineExpr> region_max;   ///< per producer dim: highest coordinate
+  std::vector<int64_t> points_per_consumer_point;  ///< per dim extent when constant (else -1)
+  bool is_pointwise = false;            ///< every call reads exactly the consumer's own point
+  bool is_affine = false;               ///< every region bound is affine
+};
+
+/// A pure definition (index 0) or an update definition (1..n) of a Func.
+struct StageNode {
+  int index = 0;                ///< 0 = pure definition, k = update k-1
+  std::string name;             ///< "blur_x.s0"
+  std::vector<LoopDim> loops;   ///< innermost first, as Halide orders them by default
+  OpCounts ops;                 ///< per point
+  std::vector<ProducerAccess> accesses;
+  int64_t points = 0;           ///< estimated points computed (product of loop extents)
+  std::string definition;       ///< "f(x, y) = ..." for display
+  bool has_rvars() const;
+};
+
+/// An input of the pipeline: a buffer or a scalar parameter.
+struct InputNode {
+  std::string name;
+  bool is_buffer = true;
+  Halide::Type type;
+  std::vector<Span> estimate;   ///< buffer: per dim; scalar: empty
+  bool has_estimates = false;
+  std::string scalar_estimate;  ///< scalar: its estimate, printed
+};
+
+/// A Func of the pipeline (never an input).
+struct FuncNode {
+  std::string name;
+  std::vector<std::string> args;       ///< pure argument names
+  std::vector<Halide::Type> types;     ///< one per tuple element
+  bool is_output = false;
+  bool has_extern_definition = false;
+  bool is_boundary_condition = false;  ///< made by Halide::BoundaryConditions (clamped loads of one producer)
+  std::vector<Span> region;            ///< region computed under the estimates (required by consumers)
+  bool region_is_bounded = true;       ///< false when the required region could not be bounded
+  std::vector<StageNode> stages;
+  std::vector<std::string> producers;  ///< Funcs (not inputs) this one reads
+  std::vector<std::string> consumers;  ///< Funcs that read this one
+  int64_t bytes_per_point() const;
+};
+
+/// A producer -> consumer edge (one per consumer stage that reads the producer).
+struct DagEdge {
+  std::string producer;
+  std::string consumer;
+  int consumer_stage = 0;
+};
+
+struct PipelineDag {
+  std::vector<FuncNode> funcs;  ///< producers before consumers (a topological order)
+  std::vector<InputNode> inputs;
+  std::vector<DagEdge> edges;
+  std::vector<std::string> outputs;
+
+  const FuncNode *find(const std::string &name) const;
+  int index_of(const std::string &name) const;  ///< -1 if absent
+};
+
+/// Raised when the pipeline lacks what scheduling needs, with a message naming what is missing.
+class MissingEstimatesError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Extracts the DAG. Throws MissingEstimatesError when an output or an input buffer has no
+/// estimates (the message names each one).
+PipelineDag build_pipeline_dag(const Halide::Pipeline &pipeline);
+
+}  // namespace hlsched

@@ -1,0 +1,19 @@
+// Counting the operations in one point of a stage, by kind and scalar type.
+#pragma once
+
+#include <vector>
+
+#include "Halide.h"
+#include "hlsched/engine/pipeline_dag.h"
+
+namespace hlsched {
+
+/// Operation counts of the expressions (after common-subexpression elimination), keyed
+/// "kind.type": "add.f32", "mul.i32", "cmp.u8", "select.f32", "load.u16", "cast.f32",
+/// "math.f32" (exp, log, sqrt, pow, trig...), "bitwise.u32", "store.f32" (one per value).
+OpCounts count_operations(const std::vector<Halide::Expr> &exprs);
+
+/// Short type name: "f32", "u8", "i32", "bool".
+std::string short_type_name(const Halide::Type &t);
+
+}  // namespace hlsched

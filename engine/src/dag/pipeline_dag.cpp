@@ -1,0 +1,366 @@
+// Building the PipelineDag from Halide's IR.
+//
+// Three passes over the Funcs in topological order:
+//  1. describe each Func and stage (loops, op counts, per-point producer regions) from its IR;
+//  2. walk consumers before producers to bound the region each Func must compute under the
+//     pipeline's estimates (the same question Halide's bounds inference answers, with numbers);
+//  3. fill the loop estimates and point counts from those regions.
+#include "hlsched/engine/pipeline_dag.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "hlsched/engine/pipeline_walk.h"
+#include "dag/estimates.h"
+#include "dag/op_counter.h"
+
+namespace hlsched {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+namespace {
+
+std::string to_text(const Expr &e) {
+  std::ostringstream out;
+  out << e;
+  return out.str();
+}
+
+// Decomposes a (simplified) index expression into constant + sum(coefficient * var) over the
+// given loop variables. Division by a positive constant is kept as a fractional coefficient
+// (x/2 is "half of x"), which is what the cost model needs for down-sampling.
+class AffineDecomposer {
+public:
+  explicit AffineDecomposer(const std::set<std::string> &vars) : vars_(vars) {}
+
+  AffineExpr decompose(const Expr &e) {
+    AffineExpr result;
+    result.text = to_text(e);
+    result.is_affine = visit(e, 1.0, result);
+    if (!result.is_affine) {
+      result.constant = 0;
+      result.coefficients.clear();
+    }
+    return result;
+  }
+
+private:
+  bool visit(const Expr &e, double scale, AffineExpr &acc) {
+    if (const int64_t *c = as_const_int(e)) {
+      acc.constant += scale * double(*c);
+      return true;
+    }
+    if (const double *f = as_const_float(e)) {
+      acc.constant += scale * *f;
+      return true;
+    }
+    if (const Variable *v = e.as<Variable>()) {
+      if (!vars_.count(v->name)) return false;
+      acc.coefficients[v->name] += scale;
+      return true;
+    }
+    if (const Add *a = e.as<Add>()) return visit(a->a, scale, acc) && visit(a->b, scale, acc);
+    if (const Sub *s = e.as<Sub>()) return visit(s->a, scale, acc) && visit(s->b, -scale, acc);
+    if (const Mul *m = e.as<Mul>()) {
+      if (const int64_t *c = as_const_int(m->b)) return visit(m->a, scale * double(*c), acc);
+      if (const int64_t *c = as_const_int(m->a)) return visit(m->b, scale * double(*c), acc);
+      return false;
+    }
+    if (const Div *d = e.as<Div>()) {
+      const int64_t *c = as_const_int(d->b);
+      return c && *c > 0 && visit(d->a, scale / double(*c), acc);
+    }
+    if (const Cast *c = e.as<Cast>()) return c->type.is_int_or_uint() && visit(c->value, scale, acc);
+    return false;
+  }
+
+  const std::set<std::string> &vars_;
+};
+
+// Counts the call sites of each producer in a definition.
+class CallSiteCounter : public IRVisitor {
+public:
+  std::map<std::string, int64_t> calls;
+  std::set<std::string> inputs;
+
+private:
+  using IRVisitor::visit;
+  void visit(const Call *call) override {
+    IRVisitor::visit(call);
+    if (call->call_type == Call::Halide) calls[call->name]++;
+    if (call->call_type == Call::Image && !call->image.defined()) {
+      calls[call->name]++;
+      inputs.insert(call->name);
+    }
+  }
+};
+
+bool is_boundary_condition_name(const std::string &name) {
+  static const char *kNames[] = {"repeat_edge", "constant_exterior", "repeat_image", "mirror_image",
+                                 "mirror_interior"};
+  for (const char *prefix : kNames)
+    if (name.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+std::vector<Expr> definition_exprs(const Definition &def, bool is_update) {
+  std::vector<Expr> exprs = def.values();
+  if (is_update) {
+    // LHS indices of updates can read producers too (histograms: hist(im(r.x, r.y)) += 1).
+    for (const Expr &arg : def.args()) exprs.push_back(arg);
+  }
+  if (def.predicate().defined()) exprs.push_back(def.predicate());
+  return exprs;
+}
+
+std::string definition_text(const Function &f, const Definition &def) {
+  std::ostringstream out;
+  out << f.name() << "(";
+  for (size_t i = 0; i < def.args().size(); i++) out << (i ? ", " : "") << def.args()[i];
+  out << ") = ";
+  if (def.values().size() > 1) out << "{";
+  for (size_t i = 0; i < def.values().size(); i++) out << (i ? ", " : "") << def.values()[i];
+  if (def.values().size() > 1) out << "}";
+  return out.str();
+}
+
+// The symbolic per-point scope of a stage: every loop variable is the point [v, v].
+Scope<Interval> point_scope(const Definition &def) {
+  Scope<Interval> scope;
+  for (const Dim &d : def.schedule().dims()) {
+    if (d.var == Var::outermost().name()) continue;
+    Expr v = Variable::make(Int(32), d.var);
+    scope.push(d.var, Interval(v, v));
+  }
+  return scope;
+}
+
+std::vector<ProducerAccess> describe_accesses(const Definition &def, bool is_update,
+                                              const std::map<std::string, Function> &env) {
+  std::set<std::string> loop_vars;
+  for (const Dim &d : def.schedule().dims()) loop_vars.insert(d.var);
+  AffineDecomposer affine(loop_vars);
+
+  CallSiteCounter counter;
+  Scope<Interval> scope = point_scope(def);
+  std::map<std::string, Box> boxes;
+  for (const Expr &e : definition_exprs(def, is_update)) {
+    e.accept(&counter);
+    for (auto &[name, box] : boxes_required(e, scope)) merge_boxes(boxes[name], box);
+  }
+
+  std::vector<ProducerAccess> accesses;
+  for (const auto &[name, calls] : counter.calls) {
+    ProducerAccess access;
+    access.producer = name;
+    access.producer_is_input = counter.inputs.count(name) > 0;
+    access.calls_per_point = calls;
+    const Box &box = boxes[name];
+    access.is_affine = true;
+    access.is_pointwise = true;
+    const Function *producer = env.count(name) ? &env.at(name) : nullptr;
+    for (size_t d = 0; d < box.size(); d++) {
+      Expr lo = box[d].has_lower_bound() ? simplify(box[d].min) : Expr();
+      Expr hi = box[d].has_upper_bound() ? simplify(box[d].max) : Expr();
+      AffineExpr lo_a = lo.defined() ? affine.decompose(lo) : AffineExpr{};
+      AffineExpr hi_a = hi.defined() ? affine.decompose(hi) : AffineExpr{};
+      if (!lo.defined()) lo_a.text = "-inf";
+      if (!hi.defined()) hi_a.text = "+inf";
+      access.is_affine = access.is_affine && lo_a.is_affine && hi_a.is_affine;
+      int64_t extent = -1;
+      if (lo.defined() && hi.defined()) {
+        if (const int64_t *c = as_const_int(simplify(hi - lo + 1))) extent = *c;
+      }
+      access.points_per_consumer_point.push_back(extent);
+      bool own_point = producer && d < producer->args().size() && lo_a.is_affine && hi_a.is_affine &&
+                       lo_a.constant == 0 && hi_a.constant == 0 && lo_a.coefficients.size() == 1 &&
+                       lo_a.coefficients == hi_a.coefficients &&
+                       lo_a.coefficients.begin()->second == 1.0;
+      access.is_pointwise = access.is_pointwise && own_point;
+      access.region_min.push_back(lo_a);
+      access.region_max.push_back(hi_a);
+    }
+    accesses.push_back(std::move(access));
+  }
+  return accesses;
+}
+
+StageNode describe_stage(const Function &f, int index, const std::map<std::string, Function> &env) {
+  const bool is_update = index > 0;
+  const Definition &def = is_update ? f.updates()[index - 1] : f.definition();
+  StageNode stage;
+  stage.index = index;
+  stage.name = f.name() + ".s" + std::to_string(index);
+  stage.definition = definition_text(f, def);
+  for (const Dim &d : def.schedule().dims()) {
+    if (d.var == Var::outermost().name()) continue;
+    LoopDim loop;
+    loop.var = d.var;
+    loop.is_rvar = d.is_rvar();
+    loop.is_pure = d.is_pure();
+    stage.loops.push_back(loop);
+  }
+  stage.ops = count_operations(definition_exprs(def, is_update));
+  stage.accesses = describe_accesses(def, is_update, env);
+  return stage;
+}
+
+std::vector<Span> spans_of_box(const Box &box, const EstimateSubstituter &estimates, bool &bounded) {
+  std::vector<Span> spans;
+  for (size_t d = 0; d < box.size(); d++) {
+    auto lo = box[d].has_lower_bound() ? estimates.as_constant(box[d].min) : std::nullopt;
+    auto hi = box[d].has_upper_bound() ? estimates.as_constant(box[d].max) : std::nullopt;
+    if (!lo || !hi) bounded = false;
+    spans.push_back(Span{lo.value_or(0), hi.value_or(-1)});
+  }
+  return spans;
+}
+
+void merge_span(std::vector<Span> &into, const std::vector<Span> &more) {
+  if (into.empty()) {
+    into = more;
+    return;
+  }
+  for (size_t d = 0; d < into.size() && d < more.size(); d++) {
+    if (more[d].extent() <= 0) continue;
+    if (into[d].extent() <= 0) {
+      into[d] = more[d];
+      continue;
+    }
+    into[d].min = std::min(into[d].min, more[d].min);
+    into[d].max = std::max(into[d].max, more[d].max);
+  }
+}
+
+// Halide's loop variables are int32.
+Expr int32_const(int64_t v) {
+  return Expr(int32_t(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX)));
+}
+
+// The range of each loop var of a stage, given the Func's region (pure vars) and the RDom.
+Scope<Interval> region_scope(const Function &f, const Definition &def, const std::vector<Span> &region,
+                             const EstimateSubstituter &estimates, std::map<std::string, Span> &loop_spans) {
+  Scope<Interval> scope;
+  for (size_t i = 0; i < f.args().size() && i < region.size(); i++) {
+    scope.push(f.args()[i], Interval(int32_const(region[i].min), int32_const(region[i].max)));
+    loop_spans[f.args()[i]] = region[i];
+  }
+  for (const ReductionVariable &rv : def.schedule().rvars()) {
+    auto lo = estimates.as_constant(rv.min);
+    auto extent = estimates.as_constant(rv.extent);
+    Span span{lo.value_or(0), lo.value_or(0) + extent.value_or(1) - 1};
+    loop_spans[rv.var] = span;
+    scope.push(rv.var, Interval(int32_const(span.min), int32_const(span.max)));
+  }
+  return scope;
+}
+
+}  // namespace
+
+bool StageNode::has_rvars() const {
+  return std::any_of(loops.begin(), loops.end(), [](const LoopDim &l) { return l.is_rvar; });
+}
+
+int64_t FuncNode::bytes_per_point() const {
+  int64_t bytes = 0;
+  for (const Type &t : types) bytes += t.bytes();
+  return bytes;
+}
+
+const FuncNode *PipelineDag::find(const std::string &name) const {
+  int i = index_of(name);
+  return i < 0 ? nullptr : &funcs[i];
+}
+
+int PipelineDag::index_of(const std::string &name) const {
+  for (size_t i = 0; i < funcs.size(); i++)
+    if (funcs[i].name == name) return int(i);
+  return -1;
+}
+
+PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
+  const std::map<std::string, Function> env = pipeline_functions(pipeline);
+  std::vector<Function> output_functions;
+  for (const Func &out : pipeline.outputs()) output_functions.push_back(out.function());
+  const std::vector<std::string> order = topological_order(output_functions, env);
+
+  PipelineDag dag;
+  EstimateSubstituter estimates(pipeline);
+  dag.inputs = estimates.describe_inputs();
+  for (const Func &out : pipeline.outputs()) dag.outputs.push_back(out.name());
+  estimates.require_estimates(output_functions);
+
+  // Pass 1: describe every Func from its IR.
+  for (const std::string &name : order) {
+    const Function &f = env.at(name);
+    FuncNode node;
+    node.name = name;
+    node.args = f.args();
+    node.types = f.output_types();
+    node.is_output = std::count(dag.outputs.begin(), dag.outputs.end(), name) > 0;
+    node.has_extern_definition = f.has_extern_definition();
+    node.is_boundary_condition = is_boundary_condition_name(name);
+    if (!f.has_extern_definition()) {
+      node.stages.push_back(describe_stage(f, 0, env));
+      for (size_t u = 0; u < f.updates().size(); u++) node.stages.push_back(describe_stage(f, int(u) + 1, env));
+    }
+    dag.funcs.push_back(std::move(node));
+  }
+  for (FuncNode &consumer : dag.funcs) {
+    std::set<std::string> producers;
+    for (const StageNode &stage : consumer.stages)
+      for (const ProducerAccess &a : stage.accesses) {
+        if (a.producer_is_input || a.producer == consumer.name) continue;
+        dag.edges.push_back(DagEdge{a.producer, consumer.name, stage.index});
+        producers.insert(a.producer);
+      }
+    consumer.producers.assign(producers.begin(), producers.end());
+    for (const std::string &p : producers) {
+      int i = dag.index_of(p);
+      if (i >= 0) dag.funcs[i].consumers.push_back(consumer.name);
+    }
+  }
+
+  // Pass 2: required regions, consumers first.
+  std::map<std::string, std::vector<Span>> required;
+  for (const Function &out : output_functions) required[out.name()] = estimates.output_region(out);
+  for (auto it = dag.funcs.rbegin(); it != dag.funcs.rend(); ++it) {
+    FuncNode &node = *it;
+    const Function &f = env.at(node.name);
+    node.region = required[node.name];
+    if (node.region.empty()) {
+      node.region.assign(f.args().size(), Span{0, 0});
+      node.region_is_bounded = false;
+    }
+    for (Span &s : node.region)
+      if (s.extent() <= 0) {
+        s = Span{0, 1023};  // unbounded (data-dependent) access: assume a modest region
+        node.region_is_bounded = false;
+      }
+    for (StageNode &stage : node.stages) {
+      const Definition &def = stage.index == 0 ? f.definition() : f.updates()[stage.index - 1];
+      std::map<std::string, Span> loop_spans;
+      Scope<Interval> scope = region_scope(f, def, node.region, estimates, loop_spans);
+      for (const Expr &e : definition_exprs(def, stage.index > 0)) {
+        for (auto &[producer, box] : boxes_required(e, scope)) {
+          if (producer == node.name || !env.count(producer)) continue;
+          bool bounded = true;
+          std::vector<Span> spans = spans_of_box(box, estimates, bounded);
+          merge_span(required[producer], spans);
+        }
+      }
+      // Pass 3 for this stage: loop extents and points.
+      stage.points = 1;
+      for (LoopDim &loop : stage.loops) {
+        auto span = loop_spans.find(loop.var);
+        loop.estimate = span != loop_spans.end() ? span->second : Span{0, 0};
+        stage.points *= std::max<int64_t>(1, loop.estimate.extent());
+      }
+    }
+  }
+  return dag;
+}
+
+}  // namespace hlsched

@@ -1,0 +1,464 @@
+#include "hlsched/engine/generator_build.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <spdlog/spdlog.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "hlsched/engine/worker_process.h"
+
+namespace hlsched {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Bump when the layout of the cache or the meaning of a key changes.
+constexpr const char *kCacheFormat = "hlsched-generator-cache-v1";
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool read_file(const fs::path &path, std::string &contents) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  contents = buffer.str();
+  return true;
+}
+
+// XXH3-64 over a sequence of fields. Each field is length-prefixed so that ("ab","c") and
+// ("a","bc") hash differently.
+class KeyHasher {
+public:
+  KeyHasher() : state_(XXH3_createState()) {
+    if (!state_) throw std::bad_alloc();
+    XXH3_64bits_reset(state_);
+  }
+  ~KeyHasher() { XXH3_freeState(state_); }
+  KeyHasher(const KeyHasher &) = delete;
+  KeyHasher &operator=(const KeyHasher &) = delete;
+
+  KeyHasher &add(const std::string &field) {
+    const std::uint64_t size = field.size();
+    XXH3_64bits_update(state_, &size, sizeof size);
+    XXH3_64bits_update(state_, field.data(), field.size());
+    return *this;
+  }
+  KeyHasher &add(const std::vector<std::string> &fields) {
+    add(std::to_string(fields.size()));
+    for (const auto &field : fields) add(field);
+    return *this;
+  }
+
+  std::string hex() const {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(XXH3_64bits_digest(state_)));
+    return text;
+  }
+
+private:
+  XXH3_state_t *state_;
+};
+
+std::string hash_of(const std::string &text) {
+  return KeyHasher().add(text).hex();
+}
+
+std::string shell_quote(const std::string &word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == std::string::npos;
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string join_command(const std::vector<std::string> &argv) {
+  std::string line;
+  for (const auto &word : argv) line += (line.empty() ? "" : " ") + shell_quote(word);
+  return line;
+}
+
+// A unique name next to `target`, for writing a file and renaming it into place atomically.
+fs::path temporary_sibling(const fs::path &target) {
+  static std::atomic<unsigned> counter{0};
+  return target.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key ingredients (each computed once per process: the compiler's identity and Halide.h's hash
+// do not change while we run, and computing them costs a process launch or a 1.2 MB read).
+
+// First line of `<compiler> --version`, e.g. "g++ (Debian 12.2.0-14) 12.2.0". Empty + `error`
+// when the compiler cannot be run.
+std::string compiler_identity(const std::string &compiler, std::string &error) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(compiler); it != known.end()) return it->second;
+  }
+  WorkerLimits limits;
+  limits.time_limit = std::chrono::seconds(30);
+  const WorkerOutcome outcome = run_worker({compiler, "--version"}, limits);
+  if (!outcome.succeeded()) {
+    error = "cannot run the compiler '" + compiler + "': it " + outcome.describe();
+    return {};
+  }
+  const std::string identity = outcome.stdout_text.substr(0, outcome.stdout_text.find('\n'));
+  std::lock_guard<std::mutex> lock(mutex);
+  known[compiler] = identity;
+  return identity;
+}
+
+// Hash of Halide.h's contents: stands for "the Halide version" (and catches a reinstall).
+// Re-read when the file's size or modification time changes.
+std::string halide_header_hash(const fs::path &header, std::string &error) {
+  struct stat st {};
+  if (::stat(header.c_str(), &st) != 0) {
+    error = "no Halide.h at " + header.string() + " (set halide_include_dir or $HLSCHED_HALIDE_INCLUDE_DIR)";
+    return {};
+  }
+  const std::string stamp = header.string() + "|" + std::to_string(st.st_size) + "|" + std::to_string(st.st_mtim.tv_sec) +
+                            "." + std::to_string(st.st_mtim.tv_nsec);
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;  // stamp -> hash
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(stamp); it != known.end()) return it->second;
+  }
+  std::string contents;
+  if (!read_file(header, contents)) {
+    error = "cannot read " + header.string();
+    return {};
+  }
+  const std::string hash = hash_of(contents);
+  std::lock_guard<std::mutex> lock(mutex);
+  known[stamp] = hash;
+  return hash;
+}
+
+// Names in the `#include "name"` (quote = '"') or `#include <name>` (quote = '<') lines of
+// `source_text`. A line-based scan, not a preprocessor: good enough for a cache key (a
+// commented-out include only costs a spurious miss) and for deciding whether to offer the PCH.
+std::vector<std::string> included_names(const std::string &source_text, char quote) {
+  const char close_quote = quote == '<' ? '>' : quote;
+  std::vector<std::string> names;
+  std::istringstream lines(source_text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::size_t i = line.find_first_not_of(" \t");
+    if (i == std::string::npos || line[i] != '#') continue;
+    i = line.find_first_not_of(" \t", i + 1);
+    if (i == std::string::npos || line.compare(i, 7, "include") != 0) continue;
+    i = line.find_first_not_of(" \t", i + 7);
+    if (i == std::string::npos || line[i] != quote) continue;
+    const std::size_t close = line.find(close_quote, i + 1);
+    if (close != std::string::npos) names.push_back(line.substr(i + 1, close - i - 1));
+  }
+  return names;
+}
+
+// Whether the source includes Halide.h at all: the PCH (built once, ~130 MB) is only worth
+// building and offering then.
+bool includes_halide(const std::string &source_text) {
+  for (char quote : {'"', '<'})
+    for (const auto &name : included_names(source_text, quote))
+      if (name == "Halide.h") return true;
+  return false;
+}
+
+// Adds the contents of the local headers the source includes (one level deep) to the key.
+void add_local_headers(KeyHasher &key, const std::string &source_text, const fs::path &source_dir) {
+  for (const auto &name : included_names(source_text, '"')) {
+    std::string contents;
+    if (read_file(source_dir / name, contents)) key.add(name).add(contents);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flags
+
+// Flags shared by the PCH build and the generator build. GCC only accepts a PCH built with the
+// same code-generation flags and macro definitions, so both builds take exactly these.
+std::vector<std::string> common_compile_flags(const GeneratorBuildOptions &options) {
+  std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-O1", "-g0", "-fdiagnostics-color=never",
+                                    "-Winvalid-pch"};  // says so when a .gch is found but rejected
+  flags.insert(flags.end(), options.extra_flags.begin(), options.extra_flags.end());
+  return flags;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Precompiled Halide.h
+
+// An exclusive flock() on a file, released on destruction. Serializes the PCH build between
+// threads and processes, so that the slow build happens once.
+class FileLock {
+public:
+  explicit FileLock(const fs::path &path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) {
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);  // also releases the lock
+  }
+  FileLock(const FileLock &) = delete;
+  FileLock &operator=(const FileLock &) = delete;
+
+private:
+  int fd_;
+};
+
+struct PchResult {
+  fs::path directory;  // to put first on the include path; empty: build without a PCH
+  fs::path file;
+  double build_seconds = 0;
+};
+
+// Finds or builds <cache>/pch/<key>/Halide.h.gch. A failed PCH build is not fatal: the generator
+// build then parses Halide.h itself, and reports any real problem with the flags.
+PchResult ensure_precompiled_halide(const GeneratorBuildOptions &options, const fs::path &cache_dir,
+                                    const fs::path &halide_dir, const std::string &compiler_id,
+                                    const std::string &halide_hash) {
+  const std::vector<std::string> flags = common_compile_flags(options);
+  const std::string key =
+      KeyHasher().add(kCacheFormat).add("pch").add(options.compiler).add(compiler_id).add(flags).add(halide_hash).hex();
+  PchResult result;
+  const fs::path directory = cache_dir / "pch" / key;
+  const fs::path gch = directory / "Halide.h.gch";
+  std::error_code ec;
+  if (!fs::exists(gch, ec)) {
+    fs::create_directories(directory, ec);
+    if (ec) {
+      spdlog::warn("cannot create {}: {}; compiling without a precompiled Halide.h", directory.string(), ec.message());
+      return result;
+    }
+    const auto start = Clock::now();
+    FileLock lock(directory / "lock");
+    if (!fs::exists(gch, ec)) {  // someone else may have built it while we waited for the lock
+      const fs::path temporary = temporary_sibling(gch);
+      std::vector<std::string> command = {options.compiler};
+      command.insert(command.end(), flags.begin(), flags.end());
+      command.insert(command.end(), {"-I" + halide_dir.string(), "-x", "c++-header",
+                                     (halide_dir / "Halide.h").string(), "-o", temporary.string()});
+      spdlog::debug("precompiling Halide.h: {}", join_command(command));
+      WorkerLimits limits;
+      limits.time_limit = options.compile_time_limit;
+      limits.cancel = options.cancel;
+      const WorkerOutcome outcome = run_worker(command, limits);
+      if (!outcome.succeeded()) {
+        fs::remove(temporary, ec);
+        spdlog::warn("precompiling Halide.h failed (the compiler {}); compiling without it:\n{}", outcome.describe(),
+                     outcome.stderr_text);
+        return result;
+      }
+      fs::rename(temporary, gch, ec);
+      if (ec) {
+        fs::remove(temporary, ec);
+        return result;
+      }
+    }
+    result.build_seconds = seconds_since(start);
+  }
+  result.directory = directory;
+  result.file = gch;
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+fs::path home_directory() {
+  if (const char *home = std::getenv("HOME"); home && *home) return home;
+  struct passwd entry {};
+  struct passwd *found = nullptr;
+  char buffer[4096];
+  if (::getpwuid_r(::getuid(), &entry, buffer, sizeof buffer, &found) == 0 && found && found->pw_dir)
+    return found->pw_dir;
+  return fs::temp_directory_path();
+}
+
+bool all_digits(const std::string &text) {
+  if (text.empty()) return false;
+  for (char c : text)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+// Parses one line; false when it is not a diagnostic ("In file included from", caret lines,
+// "required from here" context, ...).
+bool parse_diagnostic_line(const std::string &line, CompilerDiagnostic &diagnostic) {
+  static const char *const severities[] = {"fatal error", "error", "warning", "note"};
+  std::size_t best = std::string::npos;
+  std::string severity;
+  for (const char *candidate : severities) {
+    const std::size_t at = line.find(std::string(": ") + candidate + ": ");
+    if (at < best) {
+      best = at;
+      severity = candidate;
+    }
+  }
+  if (best == std::string::npos || best == 0 || std::isspace(static_cast<unsigned char>(line[0]))) return false;
+
+  // The location is "file", "file:line" or "file:line:col"; peel numbers off the right end.
+  std::string location = line.substr(0, best);
+  std::vector<int> numbers;
+  while (numbers.size() < 2) {
+    const std::size_t colon = location.rfind(':');
+    if (colon == std::string::npos || !all_digits(location.substr(colon + 1))) break;
+    numbers.insert(numbers.begin(), std::stoi(location.substr(colon + 1)));
+    location.resize(colon);
+  }
+  diagnostic = CompilerDiagnostic{};
+  diagnostic.file = location;
+  if (!numbers.empty()) diagnostic.line = numbers[0];
+  if (numbers.size() > 1) diagnostic.column = numbers[1];
+  diagnostic.severity = severity;
+  diagnostic.message = line.substr(best + severity.size() + 4);
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+fs::path default_cache_dir() {
+  if (const char *dir = std::getenv("HLSCHED_CACHE_DIR"); dir && *dir) return dir;
+  if (const char *dir = std::getenv("XDG_CACHE_HOME"); dir && *dir) return fs::path(dir) / "hlsched";
+  return home_directory() / ".cache" / "hlsched";
+}
+
+fs::path default_halide_include_dir() {
+  if (const char *dir = std::getenv("HLSCHED_HALIDE_INCLUDE_DIR"); dir && *dir) return dir;
+  std::vector<fs::path> candidates;
+#ifdef HLSCHED_HALIDE_INCLUDE_DIR  // configured by engine/CMakeLists.txt from Halide::Halide
+  candidates.emplace_back(HLSCHED_HALIDE_INCLUDE_DIR);
+#endif
+  candidates.insert(candidates.end(), {"/usr/include/halide14", "/usr/local/include", "/usr/include"});
+  std::error_code ec;
+  for (const auto &dir : candidates)
+    if (!dir.empty() && fs::exists(dir / "Halide.h", ec)) return dir;
+  return candidates.front();  // build_generator() reports that Halide.h is missing
+}
+
+std::vector<std::string> default_halide_link_flags() {
+#ifdef HLSCHED_HALIDE_LIBRARY  // configured by engine/CMakeLists.txt from Halide::Halide
+  if (std::error_code ec; fs::exists(HLSCHED_HALIDE_LIBRARY, ec)) return {HLSCHED_HALIDE_LIBRARY};
+#endif
+  return {"-lHalide14"};
+}
+
+std::vector<CompilerDiagnostic> parse_compiler_diagnostics(const std::string &output) {
+  std::vector<CompilerDiagnostic> diagnostics;
+  std::istringstream lines(output);
+  std::string line;
+  CompilerDiagnostic diagnostic;
+  while (std::getline(lines, line))
+    if (parse_diagnostic_line(line, diagnostic)) diagnostics.push_back(diagnostic);
+  return diagnostics;
+}
+
+GeneratorBuild build_generator(const fs::path &source_arg, const GeneratorBuildOptions &options) {
+  const auto start = Clock::now();
+  GeneratorBuild result;
+  const auto fail = [&](std::string why) {
+    result.ok = false;
+    result.error = std::move(why);
+    result.seconds = seconds_since(start);
+    return result;
+  };
+
+  // 1. Inputs of the key.
+  std::error_code ec;
+  const fs::path source = fs::absolute(source_arg, ec).lexically_normal();
+  std::string source_text;
+  if (ec || !fs::is_regular_file(source, ec) || !read_file(source, source_text))
+    return fail("cannot read the generator source " + source_arg.string());
+  const fs::path halide_dir = options.halide_include_dir.empty() ? default_halide_include_dir() : options.halide_include_dir;
+  const std::vector<std::string> link_flags =
+      options.halide_link_flags.empty() ? default_halide_link_flags() : options.halide_link_flags;
+  const fs::path cache_dir = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
+  std::string error;
+  const std::string compiler_id = compiler_identity(options.compiler, error);
+  if (compiler_id.empty()) return fail(error);
+  const std::string halide_hash = halide_header_hash(halide_dir / "Halide.h", error);
+  if (halide_hash.empty()) return fail(error);
+
+  // 2. The command, minus the PCH directory (which does not change the output, so is not part of
+  //    the key) and with a placeholder output name.
+  const std::vector<std::string> compile_flags = common_compile_flags(options);
+  std::vector<std::string> rest = {"-I" + source.parent_path().string(), "-I" + halide_dir.string(), "-shared",
+                                   source.string()};
+
+  KeyHasher key;
+  key.add(kCacheFormat).add(source.string()).add(source_text);
+  add_local_headers(key, source_text, source.parent_path());
+  key.add(options.compiler).add(compiler_id).add(compile_flags).add(rest).add(link_flags).add(halide_hash);
+  const fs::path generators_dir = cache_dir / "generators";
+  result.shared_object = generators_dir / (key.hex() + ".so");
+
+  // 3. Cache hit: done.
+  if (fs::exists(result.shared_object, ec)) {
+    result.ok = true;
+    result.cache_hit = true;
+    result.seconds = seconds_since(start);
+    return result;
+  }
+  fs::create_directories(generators_dir, ec);
+  if (ec) return fail("cannot create the cache directory " + generators_dir.string() + ": " + ec.message());
+
+  // 4. Compile to a temporary name, rename into place.
+  std::vector<std::string> command = {options.compiler};
+  command.insert(command.end(), compile_flags.begin(), compile_flags.end());
+  if (options.use_precompiled_header && includes_halide(source_text)) {
+    const PchResult pch = ensure_precompiled_halide(options, cache_dir, halide_dir, compiler_id, halide_hash);
+    result.pch_seconds = pch.build_seconds;
+    result.precompiled_header = pch.file;
+    // Before everything else on the include path, so that #include "Halide.h" finds the .gch.
+    if (!pch.directory.empty()) command.push_back("-I" + pch.directory.string());
+  }
+  const fs::path temporary = temporary_sibling(result.shared_object);
+  command.insert(command.end(), rest.begin(), rest.end());
+  command.insert(command.end(), {"-o", temporary.string()});
+  command.insert(command.end(), link_flags.begin(), link_flags.end());
+  result.command = command;
+  result.command_line = join_command(command);
+  spdlog::debug("compiling generator: {}", result.command_line);
+
+  WorkerLimits limits;
+  limits.time_limit = options.compile_time_limit;
+  limits.cancel = options.cancel;
+  const WorkerOutcome outcome = run_worker(command, limits);
+  result.compiler_output = outcome.stderr_text + outcome.stdout_text;
+  result.diagnostics = parse_compiler_diagnostics(result.compiler_output);
+  if (!outcome.succeeded()) {
+    fs::remove(temporary, ec);
+    return fail("compiling " + source.filename().string() + " failed: the compiler " + outcome.describe());
+  }
+  fs::rename(temporary, result.shared_object, ec);
+  if (ec) {
+    fs::remove(temporary, ec);
+    return fail("cannot store " + result.shared_object.string() + ": " + ec.message());
+  }
+  result.ok = true;
+  result.seconds = seconds_since(start);
+  return result;
+}
+
+}  // namespace hlsched

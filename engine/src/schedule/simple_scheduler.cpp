@@ -1,0 +1,129 @@
+#include "schedule/simple_scheduler.h"
+
+#include <algorithm>
+
+namespace hlsched {
+
+namespace {
+
+int64_t ceil_pow2(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+// Operations per point, for judging whether recomputing a Func at every use is cheap.
+int64_t arithmetic_ops(const StageNode &stage) {
+  int64_t n = 0;
+  for (const auto &[key, count] : stage.ops)
+    if (key.rfind("load.", 0) != 0 && key.rfind("store.", 0) != 0) n += count;
+  return n;
+}
+
+// A gpu_tile over the two innermost loops with extent > 1 (or one), the rest fused into one
+// more block dimension. Thread tile: 32 wide along the innermost loop for coalescing, up to 256
+// threads in all, shrunk to fit small extents.
+std::vector<Directive> tile_for_gpu(const std::vector<LoopDim> &loops, const std::vector<std::string> &parallel,
+                                    const GpuProfile &gpu) {
+  std::vector<const LoopDim *> dims;
+  for (const LoopDim &l : loops)
+    if (std::count(parallel.begin(), parallel.end(), l.var)) dims.push_back(&l);
+  std::vector<Directive> out;
+  if (dims.empty()) return out;
+
+  std::vector<const LoopDim *> tiled, rest;
+  for (const LoopDim *d : dims) (tiled.size() < 2 && d->estimate.extent() > 1 ? tiled : rest).push_back(d);
+  if (tiled.empty()) tiled.push_back(dims.front()), rest.erase(rest.begin());
+
+  const int64_t max_threads = std::min<int64_t>(256, gpu.max_threads_per_block);
+  Directive tile{Directive::Kind::GpuTile};
+  int64_t threads = 1;
+  std::vector<std::string> outer, inner;
+  for (size_t i = 0; i < tiled.size(); i++) {
+    const LoopDim &d = *tiled[i];
+    int64_t want = i == 0 ? 32 : max_threads / threads;
+    if (tiled.size() == 1) want = max_threads;
+    int64_t size = std::max<int64_t>(1, std::min(want, ceil_pow2(d.estimate.extent())));
+    threads *= size;
+    tile.vars.push_back(d.var);
+    outer.push_back(d.var + "o");
+    inner.push_back(d.var + "i");
+    tile.factors.push_back(size);
+  }
+  tile.vars.insert(tile.vars.end(), outer.begin(), outer.end());
+  tile.vars.insert(tile.vars.end(), inner.begin(), inner.end());
+  tile.tail = Halide::TailStrategy::GuardWithIf;  // correct for any extent, cheap on GPUs
+  out.push_back(tile);
+
+  // Remaining parallel loops become one more block dimension (Halide allows three).
+  std::vector<std::string> extra;
+  for (const LoopDim *d : rest)
+    if (d->estimate.extent() > 1) extra.push_back(d->var);
+  if (!extra.empty()) {
+    std::string fused = extra.front();
+    for (size_t i = 1; i < extra.size(); i++) {
+      std::string name = fused + "_" + extra[i];
+      out.push_back(Directive{Directive::Kind::Fuse, {fused, extra[i], name}});
+      fused = name;
+    }
+    out.push_back(Directive{Directive::Kind::GpuBlocks, {fused}});
+  }
+  return out;
+}
+
+StageSchedule schedule_stage(const FuncNode &func, const StageNode &stage, const GpuProfile &gpu) {
+  StageSchedule s;
+  s.stage = stage.index;
+  for (const LoopDim &l : stage.loops)
+    if (l.is_rvar) s.rvars.push_back(l.var);
+  if (stage.index == 0) s.directives.push_back(Directive{Directive::Kind::ComputeRoot});
+
+  // Pure stages: every loop is parallel. Updates: only the pure vars Halide proves race-free.
+  std::vector<std::string> parallel;
+  for (const LoopDim &l : stage.loops)
+    if (!l.is_rvar && (stage.index == 0 || l.is_pure)) parallel.push_back(l.var);
+  auto tiles = tile_for_gpu(stage.loops, parallel, gpu);
+  if (tiles.empty()) {
+    // Nothing parallel (a scan or histogram over an RDom): one GPU thread keeps the data on
+    // the device instead of copying it to the host and back.
+    s.directives.push_back(Directive{Directive::Kind::GpuSingleThread});
+  }
+  s.directives.insert(s.directives.end(), tiles.begin(), tiles.end());
+  (void)func;
+  return s;
+}
+
+}  // namespace
+
+bool should_inline(const PipelineDag &dag, const FuncNode &func) {
+  if (func.is_output || func.has_extern_definition || func.stages.size() != 1 || func.consumers.empty())
+    return false;
+  bool pointwise_everywhere = true;
+  for (const FuncNode &consumer : dag.funcs)
+    for (const StageNode &stage : consumer.stages)
+      for (const ProducerAccess &a : stage.accesses)
+        if (a.producer == func.name && !(a.is_pointwise && a.calls_per_point == 1)) pointwise_everywhere = false;
+  if (pointwise_everywhere) return true;
+  // Boundary conditions and other cheap gathers are worth recomputing at each use.
+  return func.is_boundary_condition || arithmetic_ops(func.stages[0]) <= 4;
+}
+
+ScheduleSpec simple_gpu_schedule(const PipelineDag &dag, const GpuProfile &gpu) {
+  ScheduleSpec spec;
+  // Consumers first, so the code reads from the outputs back to the inputs.
+  for (auto it = dag.funcs.rbegin(); it != dag.funcs.rend(); ++it) {
+    const FuncNode &func = *it;
+    FuncSchedule fs;
+    fs.func = func.name;
+    if (should_inline(dag, func)) {
+      fs.level = ComputeLevel::Inline;
+    } else {
+      fs.level = ComputeLevel::Root;
+      for (const StageNode &stage : func.stages) fs.stages.push_back(schedule_stage(func, stage, gpu));
+    }
+    spec.funcs.push_back(std::move(fs));
+  }
+  return spec;
+}
+
+}  // namespace hlsched

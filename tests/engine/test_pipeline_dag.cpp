@@ -1,0 +1,160 @@
+// The pipeline DAG: Funcs, stages, edges, per-point regions, op counts and estimated regions.
+#include <catch2/catch.hpp>
+
+#include "halide_test_support.h"
+#include "hlsched/engine/pipeline_dag.h"
+
+using namespace hlsched;
+
+namespace {
+
+PipelineDag dag_of(const std::string &generator, const GeneratorParams &params = {}) {
+  auto inst = instantiate_generator(generator, default_gpu_target(), params);
+  return build_pipeline_dag(inst.pipeline);
+}
+
+// Halide makes names unique per process: a generator instantiated twice in one test binary has
+// "blur_x" the first time and "blur_x$1" the next. Tests look Funcs up by the name they were given.
+std::string given_name(const std::string &halide_name) { return halide_name.substr(0, halide_name.find('$')); }
+
+const FuncNode *func(const PipelineDag &dag, const std::string &name) {
+  for (const auto &f : dag.funcs)
+    if (given_name(f.name) == name) return &f;
+  return nullptr;
+}
+
+const ProducerAccess &access_of(const StageNode &stage, const std::string &producer) {
+  for (const auto &a : stage.accesses)
+    if (given_name(a.producer) == given_name(producer)) return a;
+  FAIL("stage " << stage.name << " does not read " << producer);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("dag: stencil, boundary condition, two consumers, pointwise stages", "[dag]") {
+  PipelineDag dag = dag_of("stencil_small");
+  REQUIRE(dag.outputs.size() == 1);
+  REQUIRE(func(dag, "blur_x"));
+  REQUIRE(func(dag, "blur_y"));
+  REQUIRE(given_name(dag.funcs.back().name) == "output");  // producers before consumers
+
+  const FuncNode &blur_x = *func(dag, "blur_x");
+  CHECK(blur_x.consumers.size() == 2);  // blur_y and sharpened
+  CHECK(blur_x.region.at(0).extent() == 1024);
+  CHECK(blur_x.region.at(1).min == -1);  // blur_y reads one row above and below
+  CHECK(blur_x.region.at(1).max == 768);
+
+  // blur_x reads the boundary condition over [x-1, x+1] x [y, y] per point.
+  const FuncNode *clamped = nullptr;
+  for (const auto &f : dag.funcs)
+    if (f.is_boundary_condition) clamped = &f;
+  REQUIRE(clamped);
+  const ProducerAccess &a = access_of(blur_x.stages[0], clamped->name);
+  CHECK(a.calls_per_point == 3);
+  CHECK(a.is_affine);
+  CHECK_FALSE(a.is_pointwise);
+  CHECK(a.points_per_consumer_point == std::vector<int64_t>{3, 1});
+  CHECK(a.region_min[0].constant == -1);
+  CHECK(a.region_min[0].coefficients.at("x") == 1);
+  CHECK(a.region_max[0].constant == 1);
+  CHECK(clamped->region.at(0).min == -1);
+  CHECK(clamped->region.at(0).max == 1024);
+
+  // The boundary condition reads the input, which has its estimates.
+  REQUIRE(dag.inputs.size() == 2);
+  bool saw_gain = false;
+  for (const auto &in : dag.inputs) {
+    if (given_name(in.name) == "input") CHECK(in.estimate.at(0).extent() == 1024);
+    if (given_name(in.name) == "gain") saw_gain = !in.is_buffer;
+  }
+  CHECK(saw_gain);
+
+  // Pointwise access, and operation counts by type.
+  const FuncNode &output = *func(dag, "output");
+  CHECK(access_of(output.stages[0], "sharpened").is_pointwise);
+  CHECK(output.stages[0].points == 1024 * 768);
+  CHECK(output.stages[0].ops.at("max.f32") == 1);
+  CHECK(func(dag, "blur_y")->stages[0].ops.at("add.f32") == 2);
+  CHECK(func(dag, "blur_y")->stages[0].ops.at("div.f32") == 1);
+}
+
+TEST_CASE("dag: GeneratorParams change the pipeline", "[dag]") {
+  PipelineDag narrow = dag_of("stencil_small", {{"radius", "1"}});
+  PipelineDag wide = dag_of("stencil_small", {{"radius", "3"}});
+  auto calls = [](const PipelineDag &dag) {
+    return func(dag, "blur_x")->stages[0].accesses.at(0).calls_per_point;
+  };
+  CHECK(calls(narrow) == 3);
+  CHECK(calls(wide) == 7);
+}
+
+TEST_CASE("dag: reductions, histogram, scan and multiple outputs", "[dag]") {
+  PipelineDag dag = dag_of("reductions_small");
+  CHECK(dag.outputs.size() == 2);
+
+  const FuncNode &sums = *func(dag, "sums");
+  REQUIRE(sums.stages.size() == 2);
+  const StageNode &update = sums.stages[1];
+  REQUIRE(update.loops.size() == 2);
+  CHECK(update.loops[0].is_rvar);  // ry innermost
+  CHECK(update.loops[0].estimate.extent() == 480);
+  CHECK_FALSE(update.loops[1].is_rvar);
+  CHECK(update.loops[1].is_pure);
+  CHECK(update.points == 640 * 480);
+
+  const FuncNode &hist = *func(dag, "hist");
+  REQUIRE(hist.stages.size() == 2);
+  for (const auto &loop : hist.stages[1].loops) CHECK(loop.is_rvar);  // a scatter has no pure var
+  CHECK(hist.stages[1].points == 640 * 480);
+  CHECK(hist.region.at(0).extent() == 256);
+
+  const FuncNode &scan = *func(dag, "scan");
+  REQUIRE(scan.stages.size() == 2);
+  CHECK(scan.stages[1].loops.size() == 1);
+  CHECK(scan.stages[1].loops[0].is_rvar);
+  // The scan reads itself and the histogram.
+  bool reads_self = false;
+  for (const auto &a : scan.stages[1].accesses) reads_self |= a.producer == scan.name;
+  CHECK(reads_self);
+}
+
+TEST_CASE("dag: Funcs from helper functions, down/up-sampling and gathers", "[dag]") {
+  PipelineDag dag = dag_of("pyramid_small", {{"levels", "3"}});
+  REQUIRE(func(dag, "down_1"));
+  REQUIRE(func(dag, "down_2"));
+  REQUIRE(func(dag, "up_0"));
+  // down_1 reads as_float at [2x-1, 2x+1]: coefficient 2 on x.
+  const ProducerAccess &a = access_of(func(dag, "down_1")->stages[0], "as_float");
+  CHECK(a.region_min[0].coefficients.at("x") == 2);
+  CHECK(a.region_min[0].constant == -1);
+  // up_0 reads down_1 at x/2 and (x+1)/2, and mirror_image reaches one more pixel each side.
+  CHECK(func(dag, "down_1")->region.at(0).extent() >= 768);
+  CHECK(func(dag, "down_1")->region.at(0).extent() <= 772);
+  // up_0 reads down-level data at x/2: a fractional coefficient.
+  const FuncNode &up0 = *func(dag, "up_0");
+  bool saw_half = false;
+  for (const auto &acc : up0.stages[0].accesses)
+    for (const auto &m : acc.region_min)
+      if (m.is_affine && m.coefficients.count("x") && m.coefficients.at("x") == 0.5) saw_half = true;
+  CHECK(saw_half);
+  // The LUT gather is data-dependent, bounded by its clamp.
+  // (Generator Input<Buffer>s are read through a wrapper Func "<name>_im".)
+  const ProducerAccess &lut = access_of(func(dag, "mapped")->stages[0], "curve_im");
+  // A data-dependent index: one point may read anywhere in the clamp range (the whole table).
+  CHECK(lut.points_per_consumer_point == std::vector<int64_t>{256});
+  CHECK_FALSE(lut.is_pointwise);
+  CHECK(func(dag, "curve_im")->region.at(0).extent() == 256);
+}
+
+TEST_CASE("dag: missing estimates are named", "[dag]") {
+  try {
+    dag_of("no_estimates");
+    FAIL("expected MissingEstimatesError");
+  } catch (const MissingEstimatesError &e) {
+    std::string message = e.what();
+    CHECK(message.find("input 'image'") != std::string::npos);
+    CHECK(message.find("output 'result'") != std::string::npos);
+    CHECK(message.find("weights") == std::string::npos);
+  }
+}
