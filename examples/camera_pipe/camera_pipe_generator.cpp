@@ -68,18 +68,19 @@ public:
         if (schedule_kind.value() != "manual") return;
 
         // The LUT (1024 pow()s) and the 4x3 fixed-point matrix are tiny kernels of their own.
-        curve.compute_root().gpu_tile(x, xo, xi, 256, TailStrategy::GuardWithIf);
+        curve.compute_root().gpu_tile(x, xo, xi, 256, TailStrategy::RoundUp);
         matrix.compute_root().gpu_single_thread();
 
         // Everything else is one kernel. A thread produces one Bayer quad (2x2 output pixels, all
         // three channels, unrolled) so that the parity selects fold away; a block covers 64x16
-        // output pixels (32x8 quads, 256 threads). The output's origin is pinned to (0, 0) so the
-        // compiler knows each unrolled pixel's Bayer phase.
-        output.dim(0).set_min(0);
-        output.dim(1).set_min(0);
+        // output pixels (32x8 quads, 256 threads). The output's origin is pinned to (0, 0) and its
+        // size to whole tiles (2560x1920 is 40x120 tiles), so the compiler knows each unrolled
+        // pixel's Bayer phase and needs no tail guards.
+        output.dim(0).set_min(0).set_extent((output.dim(0).extent() / 64) * 64);
+        output.dim(1).set_min(0).set_extent((output.dim(1).extent() / 16) * 16);
         output.bound(c, 0, 3)
-            .split(x, xo, xi, 64, TailStrategy::GuardWithIf)
-            .split(y, yo, yi, 16, TailStrategy::GuardWithIf)
+            .split(x, xo, xi, 64, TailStrategy::RoundUp)
+            .split(y, yo, yi, 16, TailStrategy::RoundUp)
             .split(xi, xi, xii, 2)
             .split(yi, yi, yii, 2)
             .reorder(c, xii, yii, xi, yi, xo, yo)

@@ -51,6 +51,9 @@ public:
         output.set_estimates({{0, 1536}, {0, 2560}, {0, 3}});
         if (schedule_kind.value() != "manual") return;
 
+        // Tails: intermediate Funcs round up to whole tiles (their consumers clamp coordinates,
+        // extra values are harmless) and outputs shift the last tile inwards, so every tile and
+        // shared-memory stage has a constant size and no per-thread guards.
         // Every pyramid level is its own kernel (the next level needs all of it). Each thread does
         // all four channels of a pixel (unrolled); the horizontal pass of each reduction is staged
         // in shared memory per 32x8 tile. Coarse levels (width < 100 at the estimates) use 8x8
@@ -60,20 +63,20 @@ public:
             downsampled[l].compute_root()
                 .bound(c, 0, 4)
                 .reorder(c, x, y)
-                .gpu_tile(x, y, xo, yo, xi, yi, tw, 8, TailStrategy::GuardWithIf)
+                .gpu_tile(x, y, xo, yo, xi, yi, tw, 8, TailStrategy::RoundUp)
                 .unroll(c);
             reduce_x[l].compute_at(downsampled[l], xo).bound(c, 0, 4).reorder(c, x, y).gpu_threads(x, y).unroll(c);
             if (l < L - 1) {  // upsampled[L - 1] is downsampled[L - 1]
                 upsampled[l].compute_root()
                     .bound(c, 0, 4)
                     .reorder(c, x, y)
-                    .gpu_tile(x, y, xo, yo, xi, yi, tw, 8, TailStrategy::GuardWithIf)
+                    .gpu_tile(x, y, xo, yo, xi, yi, tw, 8, TailStrategy::RoundUp)
                     .unroll(c);
             }
         }
         // Finest level fused into the normalizing output: one register-resident RGBA value per
         // thread, read by the three unrolled output channels.
-        output.bound(c, 0, 3).reorder(c, x, y).gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf).unroll(c);
+        output.bound(c, 0, 3).reorder(c, x, y).gpu_tile(x, y, xo, yo, xi, yi, 32, 8).unroll(c);
         upsampled[0].compute_at(output, xi).bound(c, 0, 4).unroll(c);
     }
 
@@ -87,8 +90,10 @@ private:
         Func rx{"reduce_x_" + std::to_string(l)}, r{"downsampled_" + std::to_string(l)};
         auto cx = [&](Expr e) { return clamp(e, 0, fw - 1); };
         auto cy = [&](Expr e) { return clamp(e, 0, fh - 1); };
-        rx(x, y, c) = (f(cx(2 * x - 1), y, c) + 2.0f * f(cx(2 * x), y, c) + f(cx(2 * x + 1), y, c)) * 0.25f;
-        r(x, y, c) = (rx(x, cy(2 * y - 1), c) + 2.0f * rx(x, cy(2 * y), c) + rx(x, cy(2 * y + 1), c)) * 0.25f;
+        // Rows are clamped inside rx, so rx's footprint per output tile has a fixed size.
+        Expr row = cy(y);
+        rx(x, y, c) = (f(cx(2 * x - 1), row, c) + 2.0f * f(cx(2 * x), row, c) + f(cx(2 * x + 1), row, c)) * 0.25f;
+        r(x, y, c) = (rx(x, 2 * y - 1, c) + 2.0f * rx(x, 2 * y, c) + rx(x, 2 * y + 1, c)) * 0.25f;
         reduce_x[l] = rx;
         return r;
     }

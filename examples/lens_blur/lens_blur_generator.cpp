@@ -71,13 +71,16 @@ public:
         output.set_estimates({{0, 1536}, {0, 2560}, {0, 3}});
         if (schedule_kind.value() != "manual") return;
 
+        // Tails: intermediate Funcs round up to whole tiles (their consumers clamp coordinates,
+        // extra values are harmless) and outputs shift the last tile inwards, so every tile and
+        // shared-memory stage has a constant size and no per-thread guards.
         // Kernel 1: the disparity search without ever materializing the W x H x slices cost
         // volume. A block owns a 32x8 tile and walks the disparities 8 at a time: the raw costs
         // (40x16x8 with the window's halo) and their horizontal sums (32x16x8) are staged in shared
         // memory (10 KB + 8 KB), then each thread folds 8 vertical sums into its running arg-min.
-        best.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+        best.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::RoundUp);
         best.update()
-            .gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf)
+            .gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::RoundUp)
             .split(rz.x, rzo, rzi, 8)
             .reorder(rzi, xi, yi, rzo, xo, yo);
         cost.compute_at(best, rzo).gpu_threads(x, y);
@@ -87,7 +90,7 @@ public:
         // registers; the per-tile footprint of the sample sources (tile + 8-pixel apron: the
         // squared radii as float, the left image as uint8) is staged in shared memory, with
         // 2 rows per thread to stay within 1024 threads.
-        output.bound(k, 0, 3).reorder(k, x, y).gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf).unroll(k);
+        output.bound(k, 0, 3).reorder(k, x, y).gpu_tile(x, y, xo, yo, xi, yi, 32, 8).unroll(k);
         gathered.compute_at(output, xi).bound(k, 0, 4).unroll(k);
         gathered.update().unroll(k);
         coc_sq.compute_at(output, xo).split(y, yo, yi, 2).reorder(yi, x, yo).gpu_threads(x, yo);

@@ -56,7 +56,7 @@ public:
         // its vertical box sums (38x8) in shared memory, then every thread adds its weighted
         // RGB + weight into its accumulators. The input tile with both aprons (44x20x3 floats) is
         // loaded into shared memory once per block.
-        output.bound(c, 0, 3).reorder(c, x, y).gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf).unroll(c);
+        output.bound(c, 0, 3).reorder(c, x, y).gpu_tile(x, y, xo, yo, xi, yi, 32, 8).unroll(c);
         sums.compute_at(output, xo).bound(c, 0, 4).reorder(c, x, y).unroll(c).gpu_threads(x, y);
         sums.update().reorder(c, x, y, s.x, s.y).unroll(c).gpu_threads(x, y);
         d.compute_at(sums, s.x).gpu_threads(x, y);

@@ -103,5 +103,9 @@ TEST_CASE("interpolate: CPU output matches the reference", "[examples][interpola
 
 TEST_CASE("interpolate: manual schedule compiles for CUDA", "[examples][interpolate]") {
   auto inst = hlsched::instantiate_generator("interpolate", hlsched::default_gpu_target(), {{"schedule", "manual"}}, false);
-  REQUIRE(launches_gpu_kernels(compile_for_cuda(inst.pipeline)));
+  const std::string host = compile_for_cuda(inst.pipeline);
+  REQUIRE(launches_gpu_kernels(host));
+  // Every stage runs on the GPU: the host code has no loops at all (not even over tiles to size
+  // shared memory, which tile-dependent footprints would cause).
+  CHECK(host.find("for (") == std::string::npos);
 }
