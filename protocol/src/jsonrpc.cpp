@@ -190,10 +190,10 @@ json message_to_json(const Message& message) {
   return std::visit([](const auto& m) { return json(m); }, message);
 }
 
-std::string serialize(const json& value) {
+std::string serialize_json(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string serialize(const Message& message) { return serialize(message_to_json(message)); }
+std::string serialize(const Message& message) { return serialize_json(message_to_json(message)); }
 
 }  // namespace hlsched::protocol

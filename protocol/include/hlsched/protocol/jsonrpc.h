@@ -22,6 +22,7 @@ namespace hlsched::protocol {
 // fractional ids are rejected as Invalid Request).
 class RequestId {
  public:
+  RequestId() : value_(std::int64_t{0}) {}  // nlohmann's get<> needs a default
   RequestId(std::int64_t number) : value_(number) {}
   RequestId(std::string text) : value_(std::move(text)) {}
   RequestId(const char* text) : value_(std::string(text)) {}
@@ -118,7 +119,7 @@ void to_json(nlohmann::json& j, const ResponseError& error);
 
 // Compact JSON text. Invalid UTF-8 in strings is replaced with U+FFFD rather
 // than throwing, so a handler returning odd bytes cannot kill the connection.
-std::string serialize(const nlohmann::json& json);
+std::string serialize_json(const nlohmann::json& json);
 std::string serialize(const Message& message);
 
 }  // namespace hlsched::protocol
