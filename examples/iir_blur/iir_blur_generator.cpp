@@ -2,6 +2,8 @@
 // a causal scan down the columns, y' = (1 - alpha) y'[-1] + alpha x, then an anti-causal scan back
 // up, y'' = (1 - alpha) y''[+1] + alpha y'. The rows are blurred the same way by transposing,
 // blurring columns again, and transposing back.
+#include <vector>
+
 #include "Halide.h"
 
 namespace {
@@ -9,7 +11,8 @@ namespace {
 using namespace Halide;
 
 // Causal + anti-causal first-order filter along y of `in`, rows [0, height).
-Func blur_columns(Func in, Expr height, Expr alpha, const std::string &name) {
+// The scans' RDoms are appended to `scans` (for the schedule).
+Func blur_columns(Func in, Expr height, Expr alpha, const std::string &name, std::vector<RDom> &scans) {
     Var x("x"), y("y"), c("c");
     Func blur(name);
     blur(x, y, c) = in(x, y, c);
@@ -18,6 +21,8 @@ Func blur_columns(Func in, Expr height, Expr alpha, const std::string &name) {
     RDom up(0, height - 1, name + "_up");
     Expr yr = height - 2 - up;
     blur(x, yr, c) = (1.0f - alpha) * blur(x, yr + 1, c) + alpha * blur(x, yr, c);
+    scans.push_back(down);
+    scans.push_back(up);
     return blur;
 }
 
@@ -39,9 +44,9 @@ public:
 
     void generate() {
         Expr width = input.width(), height = input.height();
-        blur_y = blur_columns(input, height, alpha, "blur_y");
+        blur_y = blur_columns(input, height, alpha, "blur_y", scans);
         transposed = transpose(blur_y, "transposed");
-        blur_x = blur_columns(transposed, width, alpha, "blur_x");
+        blur_x = blur_columns(transposed, width, alpha, "blur_x", scans);
         output(x, y, c) = blur_x(y, x, c);
     }
 
@@ -53,13 +58,20 @@ public:
             // Column scans: one thread per (column, channel), 32 threads (one warp) per block so
             // the few thousand columns spread over all SMs; the scan over rows is a serial loop
             // inside the thread, and each step's loads/stores are coalesced across the warp.
-            // The copy that initializes each scan is an ordinary 32x8-tiled kernel.
+            // The scan is unrolled by 8 so that the 8 independent input loads are issued up
+            // front and the value carried from row to row stays in a register (the store of
+            // one step forwards to the next step's load). The copy that initializes each scan
+            // is an ordinary 32x8-tiled kernel.
+            int scan = 0;
             for (Func f : {blur_y, blur_x}) {
                 f.compute_root()
                     .gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf)
                     .gpu_blocks(c);
                 for (int u = 0; u < 2; u++) {
+                    RVar r = scans[scan++].x, ro("ro"), ri("ri");
                     f.update(u)
+                        .split(r, ro, ri, 8, TailStrategy::GuardWithIf)
+                        .unroll(ri)
                         .split(x, xo, xi, 32, TailStrategy::GuardWithIf)
                         .gpu_blocks(xo, c)
                         .gpu_threads(xi);
@@ -90,6 +102,7 @@ public:
 private:
     Var x{"x"}, y{"y"}, c{"c"}, xo{"xo"}, yo{"yo"}, xi{"xi"}, yi{"yi"}, yii{"yii"};
     Func blur_y, transposed, blur_x;  // defined (and named) by the helpers
+    std::vector<RDom> scans;          // down/up scans of blur_y, then of blur_x
 };
 
 }  // namespace
