@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "hlsched/engine/compile_check.h"
 #include "hlsched/engine/pipeline_walk.h"
 
 namespace hlsched::testing {
@@ -44,18 +45,11 @@ template void bind_scalar<uint8_t>(const Halide::Pipeline &, const std::string &
 template void bind_scalar<uint16_t>(const Halide::Pipeline &, const std::string &, uint16_t);
 
 std::string compile_for_cuda(const Halide::Pipeline &pipeline) {
-  Halide::Pipeline p = pipeline;  // a handle; the compile methods are non-const
-  // compile_to_module runs the whole lowering and the PTX back end, as an AOT build would.
-  Halide::Module module = p.compile_to_module(p.infer_arguments(), "hlsched_check", default_gpu_target());
-  std::ostringstream text;
-  for (const auto &fn : module.functions()) text << fn.body << "\n";
-  return text.str();
+  return compile_pipeline(pipeline, default_gpu_target()).lowered_stmt;
 }
 
 bool launches_gpu_kernels(const std::string &lowered_stmt) {
-  return lowered_stmt.find("halide_cuda_run") != std::string::npos ||
-         lowered_stmt.find("gpu_block") != std::string::npos ||
-         lowered_stmt.find("__block_id_") != std::string::npos;
+  return lowered_stmt.find("halide_cuda_run(") != std::string::npos;
 }
 
 }  // namespace hlsched::testing

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The main job on a fresh machine: install what is missing, build, then schedule the bundled blur
+# example for the default GPU profile (H200) and print the result.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+"$here/scripts/setup.sh"
+exec "$here/build/bin/hlsched" schedule "$here/examples/blur/blur_generator.cpp" --verify "$@"

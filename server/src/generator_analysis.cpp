@@ -1,0 +1,163 @@
+#include "generator_analysis.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "hlsched/engine/worker_process.h"
+#include "worker_main.h"
+
+namespace hlsched::server {
+
+using nlohmann::json;
+using Status = AnalysisOutcome::Status;
+
+namespace {
+
+std::string tail(const std::string &text, size_t max_chars = 4000) {
+  return text.size() <= max_chars ? text : "..." + text.substr(text.size() - max_chars);
+}
+
+std::string compile_error_message(const std::filesystem::path &source, const GeneratorBuild &build) {
+  std::ostringstream out;
+  out << "the generator " << source.string() << " does not compile";
+  if (!build.error.empty()) out << ": " << build.error;
+  out << "\n";
+  for (const CompilerDiagnostic &d : build.diagnostics) {
+    if (d.severity == "note") continue;
+    out << d.file;
+    if (d.line) out << ":" << d.line << ":" << d.column;
+    out << ": " << d.severity << ": " << d.message << "\n";
+  }
+  if (build.diagnostics.empty()) out << tail(build.compiler_output);
+  return out.str();
+}
+
+std::vector<std::string> worker_argv(const AnalysisRequest &request, const std::string &library,
+                                     const std::string &result_path) {
+  std::vector<std::string> argv = {current_executable().string(), "worker", "--task", request.task,
+                                   "--library", library, "--result", result_path,
+                                   "--gpu", request.gpu_profile, "--strategy", request.strategy};
+  if (!request.generator.empty()) argv.insert(argv.end(), {"--generator", request.generator});
+  for (const auto &[k, v] : request.params) argv.insert(argv.end(), {"--param", k + "=" + v});
+  if (!request.target.empty()) argv.insert(argv.end(), {"--target", request.target});
+  if (!request.stmt_path.empty()) argv.insert(argv.end(), {"--stmt-out", request.stmt_path});
+  if (!request.schedule_path.empty()) argv.insert(argv.end(), {"--schedule", request.schedule_path});
+  if (request.verify) argv.push_back("--verify");
+  return argv;
+}
+
+std::filesystem::path temporary_result_path() {
+  static std::atomic<int> counter{0};
+  return std::filesystem::temp_directory_path() /
+         ("hlsched-result-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".json");
+}
+
+json read_json_file(const std::filesystem::path &path) {
+  std::ifstream in(path);
+  if (!in) return json();
+  try {
+    return json::parse(in);
+  } catch (const json::exception &) {
+    return json();
+  }
+}
+
+void interpret_worker(const WorkerOutcome &run, const json &result, AnalysisOutcome &outcome,
+                      const AnalysisRequest &request) {
+  outcome.worker_seconds = run.seconds;
+  outcome.worker_stderr = tail(run.stderr_text);
+  switch (run.kind) {
+    case WorkerOutcome::Kind::Signaled:
+      outcome.status = Status::Crashed;
+      outcome.error_kind = "crash";
+      outcome.message = "the generator crashed with " + run.signal_name + " while building its pipeline (" +
+                        run.describe() + ")";
+      if (!outcome.worker_stderr.empty()) outcome.message += "\n" + outcome.worker_stderr;
+      return;
+    case WorkerOutcome::Kind::TimedOut:
+      outcome.status = Status::TimedOut;
+      outcome.error_kind = "timeout";
+      outcome.message = "the generator did not finish within " +
+                        std::to_string(request.time_limit.count() / 1000.0).substr(0, 5) +
+                        " s (change the limit with --timeout SECONDS)";
+      return;
+    case WorkerOutcome::Kind::Cancelled:
+      outcome.status = Status::Cancelled;
+      outcome.error_kind = "cancelled";
+      outcome.message = "cancelled";
+      return;
+    case WorkerOutcome::Kind::FailedToStart:
+      outcome.status = Status::InternalError;
+      outcome.error_kind = "internal";
+      outcome.message = "could not start the worker process: " + run.error;
+      return;
+    case WorkerOutcome::Kind::Exited: break;
+  }
+  if (run.exit_code == kWorkerOk && result.is_object()) {
+    outcome.status = Status::Ok;
+    outcome.result = result;
+    return;
+  }
+  if (result.is_object() && result.contains("error")) {
+    outcome.error_kind = result["error"].value("kind", "internal");
+    outcome.message = result["error"].value("message", "unknown error");
+    outcome.status = run.exit_code == kWorkerUserError ? Status::UserError : Status::InternalError;
+    return;
+  }
+  // The user's code called exit() or similar before we could report anything.
+  outcome.status = Status::Crashed;
+  outcome.error_kind = "crash";
+  outcome.message = "the generator exited with status " + std::to_string(run.exit_code) +
+                    " while building its pipeline";
+  if (!outcome.worker_stderr.empty()) outcome.message += "\n" + outcome.worker_stderr;
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> parse_param(const std::string &text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw std::invalid_argument("expected key=value, got '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+AnalysisOutcome analyze_generator(const AnalysisRequest &request) {
+  AnalysisOutcome outcome;
+  if (!std::filesystem::exists(request.source)) {
+    outcome.status = Status::UserError;
+    outcome.error_kind = "no_such_file";
+    outcome.message = "no such file: " + request.source.string();
+    return outcome;
+  }
+
+  GeneratorBuildOptions build_options;
+  build_options.cache_dir = request.cache_dir;
+  build_options.extra_flags = request.extra_compile_flags;
+  build_options.cancel = request.cancel;
+  GeneratorBuild build = build_generator(std::filesystem::absolute(request.source), build_options);
+  outcome.build_seconds = build.seconds;
+  outcome.build_cache_hit = build.cache_hit;
+  if (!build.ok) {
+    outcome.status = Status::CompileError;
+    outcome.error_kind = "compile_error";
+    outcome.diagnostics = build.diagnostics;
+    outcome.message = compile_error_message(request.source, build);
+    return outcome;
+  }
+
+  const std::filesystem::path result_path = temporary_result_path();
+  WorkerLimits limits;
+  limits.time_limit = request.time_limit;
+  limits.memory_limit_bytes = request.memory_limit_bytes;
+  limits.cancel = request.cancel;
+  WorkerOutcome run = run_worker(worker_argv(request, build.shared_object.string(), result_path.string()), limits);
+  json result = read_json_file(result_path);
+  std::error_code ignored;
+  std::filesystem::remove(result_path, ignored);
+  interpret_worker(run, result, outcome, request);
+  return outcome;
+}
+
+}  // namespace hlsched::server

@@ -1,0 +1,199 @@
+// The hlsched command line: one executable for people, editors (serve) and our own worker
+// processes (worker). Each subcommand is a thin layer over generator_analysis / the engine.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "generator_analysis.h"
+#include "hlsched/engine/gpu_profile.h"
+#include "logging.h"
+#include "result_json.h"
+#include "text_report.h"
+#include "worker_main.h"
+
+namespace {
+
+using hlsched::server::AnalysisOutcome;
+using hlsched::server::AnalysisRequest;
+using nlohmann::json;
+
+// Exit codes: 0 success, 1 the user's generator failed (compile error, crash, hang, Halide
+// error, missing estimates), 2 bad command line, 4 an internal error of hlsched.
+constexpr int kExitUserCodeFailed = 1;
+constexpr int kExitInternal = 4;
+
+// Options shared by every subcommand that analyzes a generator source.
+struct SourceOptions {
+  std::string source;
+  std::string generator;
+  std::vector<std::string> params;
+  std::string gpu = hlsched::default_gpu_profile_name();
+  double timeout_s = 60;
+  std::string cache_dir;
+  std::vector<std::string> compile_flags;
+  bool json = false;
+
+  void add_to(CLI::App *cmd, bool with_json = true) {
+    cmd->add_option("file", source, "Halide generator source (.cpp)")->required();
+    cmd->add_option("--generator", generator, "Generator to use when the source registers several");
+    cmd->add_option("--param", params, "GeneratorParam as key=value (repeatable)");
+    cmd->add_option("--gpu", gpu, "GPU profile (h200, a100, rtx4090, v100)");
+    cmd->add_option("--timeout", timeout_s, "Seconds the generator may take to build its pipeline")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--cache-dir", cache_dir, "Build cache folder (default $HLSCHED_CACHE_DIR or ~/.cache/hlsched)");
+    cmd->add_option("--compile-flag", compile_flags, "Extra compiler flag for the generator (repeatable)");
+    if (with_json) cmd->add_flag("--json", json, "Print one JSON object instead of text");
+  }
+
+  AnalysisRequest request(const std::string &task) const {
+    AnalysisRequest r;
+    r.source = source;
+    r.task = task;
+    r.generator = generator;
+    for (const auto &p : params) r.params.insert(hlsched::server::parse_param(p));
+    hlsched::find_gpu_profile(gpu);  // unknown names are a usage error, reported here
+    r.gpu_profile = gpu;
+    r.time_limit = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+    r.cache_dir = cache_dir;
+    r.extra_compile_flags = compile_flags;
+    return r;
+  }
+};
+
+int report_failure(const AnalysisOutcome &outcome, bool as_json) {
+  if (as_json) {
+    json error{{"kind", outcome.error_kind}, {"message", outcome.message}};
+    if (!outcome.diagnostics.empty()) {
+      error["diagnostics"] = json::array();
+      for (const auto &d : outcome.diagnostics) error["diagnostics"].push_back(hlsched::server::to_json(d));
+    }
+    std::cout << json{{"error", error}}.dump(2) << "\n";
+  }
+  std::cerr << "hlsched: error: " << outcome.message << "\n";
+  return outcome.status == AnalysisOutcome::Status::InternalError ? kExitInternal : kExitUserCodeFailed;
+}
+
+void add_timing(json &result, const AnalysisOutcome &outcome) {
+  result["build"] = {{"seconds", outcome.build_seconds}, {"cache_hit", outcome.build_cache_hit}};
+  result["worker_seconds"] = outcome.worker_seconds;
+}
+
+int run_schedule(const SourceOptions &options, const std::string &strategy, bool verify, const std::string &stmt_out) {
+  AnalysisRequest request = options.request("schedule");
+  request.strategy = strategy;
+  request.verify = verify;
+  AnalysisOutcome outcome = hlsched::server::analyze_generator(request);
+  if (!outcome.ok()) return report_failure(outcome, options.json);
+  add_timing(outcome.result, outcome);
+  if (!stmt_out.empty()) {
+    // Lower in a fresh process, as a pasted schedule would be (Halide's name counters are
+    // per process, and the search creates names).
+    const std::string spec_path = stmt_out + ".schedule.json";
+    std::ofstream(spec_path) << outcome.result["schedule"].dump();
+    AnalysisRequest apply = options.request("apply");
+    apply.schedule_path = spec_path;
+    apply.stmt_path = stmt_out;
+    AnalysisOutcome applied = hlsched::server::analyze_generator(apply);
+    std::remove(spec_path.c_str());
+    if (!applied.ok()) return report_failure(applied, options.json);
+    outcome.result["verified"] = {{"compiled", true}, {"gpu_kernels", applied.result["gpu_kernels"]}};
+  }
+  if (options.json) std::cout << outcome.result.dump(2) << "\n";
+  else std::cout << hlsched::server::schedule_report(outcome.result);
+  return 0;
+}
+
+int run_dag(const SourceOptions &options) {
+  AnalysisOutcome outcome = hlsched::server::analyze_generator(options.request("dag"));
+  if (!outcome.ok()) return report_failure(outcome, options.json);
+  if (options.json) std::cout << outcome.result.dump(2) << "\n";
+  else std::cout << hlsched::server::dag_report(outcome.result);
+  return 0;
+}
+
+int run_lower(const SourceOptions &options, const std::string &target, const std::string &stmt_out) {
+  AnalysisRequest request = options.request("lower");
+  request.target = target;
+  request.stmt_path = stmt_out;
+  AnalysisOutcome outcome = hlsched::server::analyze_generator(request);
+  if (!outcome.ok()) return report_failure(outcome, options.json);
+  if (options.json) std::cout << outcome.result.dump(2) << "\n";
+  else
+    std::cout << "Generator '" << outcome.result.value("generator", "?") << "' with its own schedule compiles for "
+              << outcome.result.value("target", "?") << ": " << outcome.result.value("gpu_kernels", 0)
+              << " GPU kernels.\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"hlsched: GPU schedules for Halide generators"};
+  app.require_subcommand(1);
+  std::string log_level;
+  app.add_option("--log-level", log_level, "trace, debug, info, warn (default), error, off; or $HLSCHED_LOG");
+
+  SourceOptions schedule_options;
+  std::string strategy = "simple", stmt_out;
+  bool verify = false;
+  CLI::App *schedule = app.add_subcommand("schedule", "Find a GPU schedule for a generator and predict its runtime");
+  schedule_options.add_to(schedule);
+  schedule->add_option("--strategy", strategy, "Search strategy (simple)");
+  schedule->add_flag("--verify", verify, "Also compile the scheduled pipeline for the target");
+  schedule->add_option("--stmt-out", stmt_out, "Write the lowered program of the scheduled pipeline here");
+
+  SourceOptions dag_options;
+  CLI::App *dag = app.add_subcommand("dag", "Print the pipeline DAG the scheduler works from");
+  dag_options.add_to(dag);
+
+  SourceOptions lower_options;
+  std::string lower_target, lower_stmt;
+  CLI::App *lower = app.add_subcommand("lower", "Compile a generator with its own schedule for a target (checks a pasted schedule)");
+  lower_options.add_to(lower);
+  lower->add_option("--target", lower_target, "Halide target (default: the GPU profile's)");
+  lower->add_option("--stmt-out", lower_stmt, "Write the lowered program here");
+
+  hlsched::server::WorkerRequest worker_request;
+  std::vector<std::string> worker_params;
+  CLI::App *worker = app.add_subcommand("worker", "(internal) analyze a compiled generator in this process");
+  worker->group("");  // hidden from --help
+  worker->add_option("--task", worker_request.task)->required();
+  worker->add_option("--library", worker_request.library)->required();
+  worker->add_option("--result", worker_request.result_path)->required();
+  worker->add_option("--generator", worker_request.generator);
+  worker->add_option("--param", worker_params);
+  worker->add_option("--gpu", worker_request.gpu_profile);
+  worker->add_option("--strategy", worker_request.strategy);
+  worker->add_option("--target", worker_request.target);
+  worker->add_option("--stmt-out", worker_request.stmt_path);
+  worker->add_flag("--verify", worker_request.verify);
+  worker->add_option("--schedule", worker_request.schedule_path);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    // --help is a "parse error" with status 0; every real one is a usage error (2).
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  try {
+    hlsched::server::setup_logging(log_level);
+    if (*schedule) return run_schedule(schedule_options, strategy, verify, stmt_out);
+    if (*dag) return run_dag(dag_options);
+    if (*lower) return run_lower(lower_options, lower_target, lower_stmt);
+    if (*worker) {
+      for (const auto &p : worker_params) worker_request.params.insert(hlsched::server::parse_param(p));
+      return hlsched::server::run_worker_task(worker_request);
+    }
+  } catch (const std::invalid_argument &e) {
+    std::cerr << "hlsched: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception &e) {
+    std::cerr << "hlsched: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+  return 0;
+}

@@ -1,0 +1,91 @@
+#include "text_report.h"
+
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace hlsched::server {
+
+using nlohmann::json;
+
+namespace {
+
+std::string ms(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, value < 0.1 ? "%.4f" : "%.3f", value);
+  return buf;
+}
+
+std::string pad(const std::string &s, size_t width) { return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' '); }
+
+}  // namespace
+
+std::string schedule_report(const json &r) {
+  std::ostringstream out;
+  out << "Generator:  " << r.value("generator", "?") << "\n"
+      << "Target:     " << r.value("target", "?") << " (GPU profile " << r.value("gpu_profile", "?") << ")\n"
+      << "Predicted:  " << ms(r.value("predicted_runtime_ms", 0.0)) << " ms (" << r.value("cost_model", "") << ")\n"
+      << "Search:     " << r["search"].value("strategy", "?") << ", " << r["search"].value("states_evaluated", 0)
+      << " states, " << ms(r["search"].value("time_ms", 0.0)) << " ms\n";
+  if (r.contains("verified")) out << "Verified:   compiles for the target, " << r["verified"].value("gpu_kernels", 0) << " GPU kernels\n";
+  out << "\n// ---- paste into the generator's schedule() ----\n" << r.value("schedule_code", "")
+      << "// ---- end ----\n\n";
+
+  std::set<std::string> term_names;
+  for (const json &s : r["stages"])
+    for (auto it = s["terms"].begin(); it != s["terms"].end(); ++it) term_names.insert(it.key());
+  out << pad("stage", 28) << pad("placement", 14) << pad("predicted ms", 14) << pad("bound", 9);
+  for (const auto &t : term_names) out << pad(t + " ms", 18);
+  out << "\n";
+  for (const json &s : r["stages"]) {
+    std::string name = s.value("func", "?") + ".s" + std::to_string(s.value("stage", 0));
+    out << pad(name, 28) << pad(s.value("placement", ""), 14) << pad(ms(s.value("predicted_ms", 0.0)), 14)
+        << pad(s.value("bound", ""), 9);
+    for (const auto &t : term_names) out << pad(s["terms"].contains(t) ? ms(s["terms"][t].get<double>()) : "-", 18);
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string dag_report(const json &dag) {
+  std::ostringstream out;
+  out << "Inputs:\n";
+  for (const json &in : dag["inputs"]) {
+    out << "  " << in.value("name", "?") << " : " << in.value("type", "?");
+    if (in.value("buffer", false)) {
+      out << " [";
+      bool first = true;
+      for (const json &s : in["estimate"]) {
+        out << (first ? "" : ", ") << s.value("min", 0) << ".." << s.value("min", 0) + s.value("extent", 0) - 1;
+        first = false;
+      }
+      out << "]";
+    } else {
+      out << " = " << in["estimate"].get<std::string>();
+    }
+    out << "\n";
+  }
+  out << "Funcs (producers first):\n";
+  for (const json &f : dag["funcs"]) {
+    out << "  " << f.value("name", "?") << (f.value("is_output", false) ? " (output)" : "") << "\n";
+    for (const json &s : f["stages"]) {
+      out << "    " << s.value("definition", "") << "\n      points " << s.value("points", 0) << ", loops:";
+      for (const json &l : s["loops"])
+        out << " " << l.value("var", "?") << (l.value("rvar", false) ? "(r)" : "") << "=" << l["estimate"].value("extent", 0);
+      out << "\n";
+      for (const json &a : s["accesses"]) {
+        out << "      reads " << a.value("producer", "?") << " x" << a.value("calls_per_point", 0)
+            << (a.value("pointwise", false) ? " pointwise" : "") << " region/point [";
+        bool first = true;
+        for (const json &d : a["region_per_point"]) {
+          out << (first ? "" : ", ") << d["min"].value("expr", "?") << " .. " << d["max"].value("expr", "?");
+          first = false;
+        }
+        out << "]\n";
+      }
+    }
+  }
+  return out.str();
+}
+
+}  // namespace hlsched::server

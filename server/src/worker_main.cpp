@@ -1,0 +1,132 @@
+#include "worker_main.h"
+
+#include <dlfcn.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "hlsched/engine/autoscheduler.h"
+#include "hlsched/engine/compile_check.h"
+#include "hlsched/engine/generator_instance.h"
+#include "hlsched/engine/gpu_profile.h"
+#include "hlsched/engine/pipeline_dag.h"
+#include "result_json.h"
+#include "schedule_json.h"
+
+namespace hlsched::server {
+
+using nlohmann::json;
+
+namespace {
+
+// Errors in what the user gave us (as opposed to bugs in hlsched).
+struct UserError : std::runtime_error {
+  UserError(std::string kind, const std::string &message) : std::runtime_error(message), kind(std::move(kind)) {}
+  std::string kind;
+};
+
+void write_result(const std::string &path, const json &result) {
+  std::ofstream out(path);
+  out << result.dump(2) << "\n";
+}
+
+void load_library(const std::string &path) {
+  // RTLD_NOW surfaces missing symbols here, with a message, instead of mid-build.
+  if (!dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))
+    throw UserError("load", std::string("could not load the compiled generator: ") + dlerror());
+}
+
+void write_stmt(const std::string &path, const CompiledPipeline &compiled) {
+  if (path.empty()) return;
+  std::ofstream(path) << compiled.lowered_stmt;
+}
+
+json run_task(const WorkerRequest &request) {
+  load_library(request.library);
+  std::string name;
+  try {
+    name = choose_generator(request.generator);
+  } catch (const std::runtime_error &e) {
+    throw UserError("generator", e.what());
+  }
+  const GpuProfile &gpu = find_gpu_profile(request.gpu_profile);
+  const Halide::Target target(request.target.empty() ? gpu.halide_target : request.target);
+
+  if (request.task == "lower") {
+    // The generator's own schedule, as GenGen would build it.
+    GeneratorInstance inst = instantiate_generator(name, target, request.params, /*auto_schedule=*/false);
+    CompiledPipeline compiled = compile_pipeline(inst.pipeline, target, name);
+    write_stmt(request.stmt_path, compiled);
+    return {{"generator", name}, {"target", target.to_string()}, {"gpu_kernels", compiled.gpu_kernels}};
+  }
+
+  if (request.task == "apply") {
+    // A schedule found earlier, applied in a fresh process: the lowered program is then exactly
+    // what the same schedule pasted into the generator gives.
+    std::ifstream in(request.schedule_path);
+    if (!in) throw UserError("schedule", "cannot read schedule file " + request.schedule_path);
+    json spec = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (spec.contains("schedule")) spec = spec["schedule"];
+    GeneratorInstance inst = instantiate_generator(name, target, request.params, /*auto_schedule=*/true);
+    apply_schedule(schedule_spec_from_json(spec), inst.pipeline, ApplyMode::Gpu);
+    CompiledPipeline compiled = compile_pipeline(inst.pipeline, target, name);
+    write_stmt(request.stmt_path, compiled);
+    return {{"generator", name}, {"target", target.to_string()}, {"gpu_kernels", compiled.gpu_kernels}};
+  }
+
+  GeneratorInstance inst = instantiate_generator(name, target, request.params, /*auto_schedule=*/true);
+  PipelineDag dag;
+  try {
+    dag = build_pipeline_dag(inst.pipeline);
+  } catch (const MissingEstimatesError &e) {
+    throw UserError("missing_estimates", e.what());
+  }
+  if (request.task == "dag") {
+    json out = to_json(dag);
+    out["generator"] = name;
+    return out;
+  }
+  if (request.task != "schedule") throw std::invalid_argument("unknown worker task '" + request.task + "'");
+
+  AutoschedulerOptions options;
+  options.gpu_profile = request.gpu_profile;
+  options.strategy = request.strategy;
+  ScheduleResult result = schedule_pipeline(inst.pipeline, dag, options);
+  json out = to_json(result);
+  out["generator"] = name;
+  if (request.verify) {
+    apply_schedule(result.schedule, inst.pipeline, ApplyMode::Gpu);
+    CompiledPipeline compiled = compile_pipeline(inst.pipeline, target, name);
+    out["verified"] = {{"compiled", true}, {"gpu_kernels", compiled.gpu_kernels}};
+  }
+  return out;
+}
+
+json error_json(const std::string &kind, const std::string &message) {
+  return {{"error", {{"kind", kind}, {"message", message}}}};
+}
+
+}  // namespace
+
+int run_worker_task(const WorkerRequest &request) {
+  try {
+    write_result(request.result_path, run_task(request));
+    return kWorkerOk;
+  } catch (const UserError &e) {
+    write_result(request.result_path, error_json(e.kind, e.what()));
+  } catch (const Halide::CompileError &e) {
+    write_result(request.result_path, error_json("halide_error", e.what()));
+  } catch (const Halide::RuntimeError &e) {
+    write_result(request.result_path, error_json("halide_error", e.what()));
+  } catch (const Halide::InternalError &e) {
+    write_result(request.result_path, error_json("halide_internal_error", e.what()));
+    return kWorkerInternalError;
+  } catch (const std::exception &e) {
+    write_result(request.result_path, error_json("internal", e.what()));
+    return kWorkerInternalError;
+  }
+  return kWorkerUserError;
+}
+
+}  // namespace hlsched::server

@@ -1,0 +1,29 @@
+// Running the real hlsched executable from tests.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hlsched/engine/worker_process.h"
+
+namespace hlsched::testing {
+
+/// Runs `hlsched ARGS...` with a build cache shared by all end-to-end tests.
+WorkerOutcome run_hlsched(const std::vector<std::string> &args, double timeout_s = 300);
+
+/// The JSON printed on stdout (fails the test when it does not parse).
+nlohmann::json stdout_json(const WorkerOutcome &run);
+
+/// Path of a file in the source tree ("tests/data/generators/x.cpp").
+std::filesystem::path source_path(const std::string &relative);
+
+/// A scratch folder for one test, emptied first.
+std::filesystem::path scratch_dir(const std::string &name);
+
+/// Reads a whole file.
+std::string read_file(const std::filesystem::path &path);
+
+}  // namespace hlsched::testing

@@ -1,0 +1,119 @@
+// The schedule command's contract, and the emitted schedule pasted into the generator: it
+// compiles as is, launches GPU kernels, and lowers to exactly what applying the schedule gives.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "cli_runner.h"
+
+using namespace hlsched::testing;
+
+namespace {
+
+// Inserts `code` into the generator's schedule() at the "// HLSCHED_SCHEDULE" marker, or after
+// the line that sets the output's estimates.
+std::string paste_schedule(const std::string &source, const std::string &code) {
+  std::string::size_type at = source.find("// HLSCHED_SCHEDULE");
+  if (at == std::string::npos) {
+    at = source.find("output.set_estimates");
+    REQUIRE(at != std::string::npos);
+    at = source.find('\n', at) + 1;
+  }
+  return source.substr(0, at) + "{\n" + code + "}\n" + source.substr(at);
+}
+
+// Lowered programs name their temporaries from a process-wide counter (t1794); number them by
+// first appearance so two processes that did different work before lowering compare equal.
+std::string canonical_temporaries(const std::string &stmt) {
+  static const std::regex temp(R"(\bt[0-9]+\b)");
+  std::map<std::string, std::string> renamed;
+  std::string out;
+  auto begin = std::sregex_iterator(stmt.begin(), stmt.end(), temp);
+  size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    out += stmt.substr(last, it->position() - last);
+    auto [entry, fresh] = renamed.emplace(it->str(), "t_" + std::to_string(renamed.size()));
+    out += entry->second;
+    last = it->position() + it->length();
+  }
+  return out + stmt.substr(last);
+}
+
+struct Case {
+  std::string source;
+  std::vector<std::string> params;
+};
+
+}  // namespace
+
+TEST_CASE("cli: schedule --json has the documented fields", "[e2e][schedule]") {
+  auto run = run_hlsched({"schedule", "--json", source_path("tests/data/generators/stencil_chain_small.cpp").string()});
+  REQUIRE(run.exit_code == 0);
+  auto result = stdout_json(run);
+  CHECK(result["schedule_code"].is_string());
+  CHECK(result["predicted_runtime_ms"].get<double>() > 0);
+  REQUIRE(result["stages"].is_array());
+  REQUIRE_FALSE(result["stages"].empty());
+  for (const auto &stage : result["stages"]) {
+    CHECK(stage["func"].is_string());
+    CHECK(stage["predicted_ms"].get<double>() > 0);
+    CHECK(stage["terms"].is_object());
+  }
+  CHECK(result["target"] == "host-cuda-cuda_capability_86");
+  CHECK(result["search"]["time_ms"].is_number());
+  CHECK(result["cost_model"].get<std::string>().find("roofline") != std::string::npos);
+
+  auto text = run_hlsched({"schedule", source_path("tests/data/generators/stencil_chain_small.cpp").string()});
+  CHECK(text.exit_code == 0);
+  CHECK(text.stdout_text.find("Predicted:") != std::string::npos);
+  CHECK(text.stdout_text.find("predicted ms") != std::string::npos);
+}
+
+TEST_CASE("cli: pasted schedules compile, launch kernels and equal the applied schedule", "[e2e][schedule]") {
+  const std::vector<Case> cases = {
+      {"tests/data/generators/stencil_chain_small.cpp", {"--param", "radius=2"}},
+      {"tests/data/generators/reductions_small.cpp", {}},                    // Funcs are locals of generate()
+      {"tests/data/generators/pyramid_small.cpp", {"--param", "levels=4"}},  // Funcs from helper functions
+      {"examples/blur/blur_generator.cpp", {}},
+  };
+  auto dir = scratch_dir("pasted");
+  for (const Case &c : cases) {
+    INFO(c.source);
+    const auto applied_stmt = dir / (std::filesystem::path(c.source).stem().string() + ".applied.stmt");
+    std::vector<std::string> args = {"schedule", "--json", "--stmt-out", applied_stmt.string(), source_path(c.source).string()};
+    args.insert(args.end(), c.params.begin(), c.params.end());
+    auto scheduled = run_hlsched(args);
+    REQUIRE(scheduled.exit_code == 0);
+    auto result = stdout_json(scheduled);
+    CHECK(result["verified"]["gpu_kernels"].get<int>() > 0);
+
+    const auto pasted = dir / std::filesystem::path(c.source).filename();
+    std::ofstream(pasted) << paste_schedule(read_file(source_path(c.source)), result["schedule_code"]);
+    const auto pasted_stmt = dir / (std::filesystem::path(c.source).stem().string() + ".pasted.stmt");
+    std::vector<std::string> lower_args = {"lower", "--json", "--stmt-out", pasted_stmt.string(), pasted.string()};
+    lower_args.insert(lower_args.end(), c.params.begin(), c.params.end());
+    auto lowered = run_hlsched(lower_args);
+    INFO(lowered.stderr_text);
+    REQUIRE(lowered.exit_code == 0);
+    CHECK(stdout_json(lowered)["gpu_kernels"] == result["verified"]["gpu_kernels"]);
+    CHECK(canonical_temporaries(read_file(pasted_stmt)) == canonical_temporaries(read_file(applied_stmt)));
+  }
+}
+
+TEST_CASE("cli: dag --json describes the pipeline", "[e2e][schedule]") {
+  auto run = run_hlsched({"dag", "--json", source_path("tests/data/generators/reductions_small.cpp").string()});
+  REQUIRE(run.exit_code == 0);
+  auto dag = stdout_json(run);
+  CHECK(dag["outputs"].size() == 2);
+  bool saw_hist = false;
+  for (const auto &f : dag["funcs"])
+    if (f["name"] == "hist") {
+      saw_hist = true;
+      CHECK(f["stages"].size() == 2);
+      CHECK(f["stages"][1]["loops"][0]["rvar"] == true);
+    }
+  CHECK(saw_hist);
+  CHECK_FALSE(dag["edges"].empty());
+}
