@@ -4,7 +4,11 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "cost/gpu_cost_model.h"
+#include "cost/kernel_model.h"
 #include "cost/roofline.h"
+#include "schedule/state_to_spec.h"
+#include "search/beam_search.h"
 #include "hlsched/engine/gpu_profile.h"
 #include "schedule/simple_scheduler.h"
 
@@ -36,6 +40,85 @@ std::string placement_comment(const PipelineDag &dag, const FuncSchedule &fs, co
   return fs.func + ": " + where + "; predicted " + format_ms(ms) + " (" + bound + "-bound)";
 }
 
+// Per-stage costs of a complete state: one entry per kernel.
+std::vector<StageCost> kernel_costs(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu) {
+  std::vector<StageCost> costs;
+  for (const KernelModel &km : build_kernel_models(dag, state, gpu)) {
+    KernelCost kc = cost_of_kernel(km, gpu);
+    StageCost c;
+    c.func = dag.funcs[km.root].name;
+    c.stage = km.stage;
+    c.placement = describe_decision(dag, state.decisions[km.root]);
+    for (const FusedFunc &f : km.fused)
+      c.placement += (f.func == km.fused.front().func ? "; computes " : ", ") + dag.funcs[f.func].name;
+    c.predicted_ms = kc.total_ms;
+    c.terms_ms = kc.terms_ms;
+    c.bound = kc.bound;
+    c.points = dag.funcs[km.root].stages[km.stage].points;
+    c.operations = km.blocks * (km.ops_per_block + km.math_ops_per_block);
+    c.bytes_moved = km.store_bytes;
+    for (const GlobalRead &g : km.global_reads) c.bytes_moved += km.blocks * g.footprint_per_block * g.bytes_per_element;
+    costs.push_back(c);
+  }
+  return costs;
+}
+
+std::string state_comment(const PipelineDag &dag, const ScheduleState &state, int f, const std::vector<StageCost> &costs) {
+  const FuncDecision &d = state.decisions[f];
+  const FuncNode &func = dag.funcs[f];
+  if (d.level == ComputeLevel::Inline) {
+    std::string into;
+    for (const auto &c : func.consumers) into += (into.empty() ? "" : ", ") + c;
+    return func.name + ": inlined into " + into;
+  }
+  if (d.level != ComputeLevel::Root) return func.name + ": " + describe_decision(dag, d);
+  double ms = 0;
+  std::string bound;
+  for (const StageCost &c : costs)
+    if (c.func == func.name) ms += c.predicted_ms, bound = c.bound;
+  return func.name + ": " + describe_decision(dag, d) + "; predicted " + format_ms(ms) + " (" + bound + "-bound)";
+}
+
+ScheduleResult result_for_state(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu,
+                                const std::string &strategy) {
+  ScheduleResult result;
+  result.schedule = state_to_spec(dag, state, gpu);
+  result.stages = kernel_costs(dag, state, gpu);
+  for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
+  for (FuncSchedule &fs : result.schedule.funcs)
+    fs.comment = state_comment(dag, state, dag.index_of(fs.func), result.stages);
+  result.target = gpu.halide_target;
+  result.gpu_profile = gpu.name;
+  result.cost_model = "GPU cost terms from the " + gpu.name +
+                      " profile's rates (compute, DRAM/L2/L1 traffic with coalescing, shared memory, occupancy, "
+                      "launches); default coefficients, no learned model yet";
+  result.schedule.header_comments = {
+      "Schedule by hlsched (" + strategy + " search) for " + gpu.halide_target + " on " + gpu.description + ".",
+      "Predicted runtime " + format_ms(result.predicted_runtime_ms) + ".",
+  };
+  result.schedule_code = emit_schedule_source(result.schedule, EmitContext::GeneratorSchedule);
+  return result;
+}
+
+ScheduleResult simple_result(const PipelineDag &dag, const GpuProfile &gpu) {
+  ScheduleResult result;
+  result.schedule = simple_gpu_schedule(dag, gpu);
+  result.stages = roofline_costs(dag, result.schedule, gpu);
+  for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
+  for (FuncSchedule &fs : result.schedule.funcs) fs.comment = placement_comment(dag, fs, result.stages);
+  result.target = gpu.halide_target;
+  result.gpu_profile = gpu.name;
+  result.cost_model = "roofline estimate from the " + gpu.name +
+                      " profile (bytes / bandwidth vs operations / throughput, plus launches); no learned model yet";
+  result.schedule.header_comments = {
+      "Schedule by hlsched (simple strategy) for " + gpu.halide_target + " on " + gpu.description + ".",
+      "Predicted runtime " + format_ms(result.predicted_runtime_ms) + " (" + result.cost_model + ").",
+  };
+  result.schedule_code = emit_schedule_source(result.schedule, EmitContext::GeneratorSchedule);
+  result.search.states_evaluated = 1;
+  return result;
+}
+
 }  // namespace
 
 ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const PipelineDag &dag,
@@ -43,28 +126,49 @@ ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const Pipelin
   (void)pipeline;
   const auto start = std::chrono::steady_clock::now();
   const GpuProfile &gpu = find_gpu_profile(options.gpu_profile);
-  if (options.strategy != "simple") throw std::invalid_argument("unknown search strategy '" + options.strategy + "'");
-
   ScheduleResult result;
-  result.schedule = simple_gpu_schedule(dag, gpu);
-  result.stages = roofline_costs(dag, result.schedule, gpu);
-  for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
-  for (FuncSchedule &fs : result.schedule.funcs) fs.comment = placement_comment(dag, fs, result.stages);
-
-  result.target = gpu.halide_target;
-  result.gpu_profile = gpu.name;
-  result.cost_model = "roofline estimate from the " + gpu.name +
-                      " profile (bytes / bandwidth vs operations / throughput, plus launches); no learned model yet";
-  result.schedule.header_comments = {
-      "Schedule by hlsched (strategy: " + options.strategy + ") for " + gpu.halide_target + " on " + gpu.description + ".",
-      "Predicted runtime " + format_ms(result.predicted_runtime_ms) + " (" + result.cost_model + ").",
-  };
-  result.schedule_code = emit_schedule_source(result.schedule, EmitContext::GeneratorSchedule);
+  if (options.strategy == "simple") {
+    result = simple_result(dag, gpu);
+  } else if (options.strategy == "beam") {
+    CostMemo memo;
+    int64_t loaded = options.memo && !options.memo_path.empty() ? int64_t(memo.load(options.memo_path)) : 0;
+    BeamSearch search(dag, gpu, options, memo);
+    SearchOutcome outcome = search.run();
+    if (!outcome.best.complete()) {
+      result = simple_result(dag, gpu);  // nothing valid found in time: the baseline is always valid
+    } else {
+      result = result_for_state(dag, outcome.best, gpu, "beam");
+    }
+    result.search = outcome.stats;
+    result.search.memo_entries_loaded = loaded;
+    if (options.memo && !options.memo_path.empty()) memo.save(options.memo_path);
+  } else {
+    throw std::invalid_argument("unknown search strategy '" + options.strategy + "' (beam, simple)");
+  }
   result.search.strategy = options.strategy;
-  result.search.states_evaluated = 1;
   result.search.time_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+std::vector<ScheduleResult> sample_schedules(const Halide::Pipeline &pipeline, const PipelineDag &dag,
+                                             const AutoschedulerOptions &options, int count, uint64_t seed,
+                                             int first_index) {
+  (void)pipeline;
+  const GpuProfile &gpu = find_gpu_profile(options.gpu_profile);
+  CostMemo memo;
+  AutoschedulerOptions no_memo = options;
+  no_memo.memo = false;
+  BeamSearch search(dag, gpu, no_memo, memo);
+  std::vector<ScheduleResult> samples;
+  for (int i = first_index; i < first_index + count; i++) {
+    std::seed_seq sequence{uint32_t(seed), uint32_t(seed >> 32), uint32_t(i)};
+    std::mt19937_64 rng(sequence);
+    ScheduleState state = search.random_walk(rng);
+    if (!state.complete()) continue;
+    samples.push_back(result_for_state(dag, state, gpu, "random walk"));
+  }
+  return samples;
 }
 
 }  // namespace hlsched

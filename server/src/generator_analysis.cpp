@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "hlsched/engine/worker_process.h"
+#include "search_options_cli.h"
 #include "worker_main.h"
 
 namespace hlsched::server {
@@ -38,7 +39,8 @@ std::vector<std::string> worker_argv(const AnalysisRequest &request, const std::
                                      const std::string &result_path) {
   std::vector<std::string> argv = {current_executable().string(), "worker", "--task", request.task,
                                    "--library", library, "--result", result_path,
-                                   "--gpu", request.gpu_profile, "--strategy", request.strategy};
+                                   "--gpu", request.gpu_profile};
+  for (const std::string &arg : search_option_args(request.search)) argv.push_back(arg);
   if (!request.generator.empty()) argv.insert(argv.end(), {"--generator", request.generator});
   for (const auto &[k, v] : request.params) argv.insert(argv.end(), {"--param", k + "=" + v});
   if (!request.target.empty()) argv.insert(argv.end(), {"--target", request.target});
@@ -146,6 +148,7 @@ AnalysisOutcome analyze_generator(const AnalysisRequest &request) {
     outcome.message = compile_error_message(request.source, build);
     return outcome;
   }
+  if (request.on_built) request.on_built();
 
   const std::filesystem::path result_path = temporary_result_path();
   WorkerLimits limits;

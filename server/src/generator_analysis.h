@@ -8,11 +8,13 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/generator_build.h"
 
 namespace hlsched::server {
@@ -23,7 +25,7 @@ struct AnalysisRequest {
   std::string generator;
   std::map<std::string, std::string> params;
   std::string gpu_profile = "h200";
-  std::string strategy = "simple";
+  AutoschedulerOptions search;  ///< the knobs (gpu_profile above takes precedence)
   std::string target;
   bool verify = false;
   std::string stmt_path;
@@ -33,6 +35,9 @@ struct AnalysisRequest {
   std::filesystem::path cache_dir;
   std::vector<std::string> extra_compile_flags;
   const std::atomic<bool> *cancel = nullptr;
+  /// Called on the calling thread once the generator is built, before its worker starts (the
+  /// language server reports "building" then "searching" progress with it). Optional.
+  std::function<void()> on_built;
 };
 
 struct AnalysisOutcome {

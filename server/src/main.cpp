@@ -11,6 +11,7 @@
 #include "hlsched/engine/gpu_profile.h"
 #include "logging.h"
 #include "result_json.h"
+#include "search_options_cli.h"
 #include "text_report.h"
 #include "worker_main.h"
 
@@ -81,9 +82,10 @@ void add_timing(json &result, const AnalysisOutcome &outcome) {
   result["worker_seconds"] = outcome.worker_seconds;
 }
 
-int run_schedule(const SourceOptions &options, const std::string &strategy, bool verify, const std::string &stmt_out) {
+int run_schedule(const SourceOptions &options, const hlsched::AutoschedulerOptions &search, bool verify,
+                 const std::string &stmt_out) {
   AnalysisRequest request = options.request("schedule");
-  request.strategy = strategy;
+  request.search = search;
   request.verify = verify;
   AnalysisOutcome outcome = hlsched::server::analyze_generator(request);
   if (!outcome.ok()) return report_failure(outcome, options.json);
@@ -137,11 +139,12 @@ int main(int argc, char **argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn (default), error, off; or $HLSCHED_LOG");
 
   SourceOptions schedule_options;
-  std::string strategy = "simple", stmt_out;
+  hlsched::AutoschedulerOptions search_options;
+  std::string stmt_out;
   bool verify = false;
   CLI::App *schedule = app.add_subcommand("schedule", "Find a GPU schedule for a generator and predict its runtime");
   schedule_options.add_to(schedule);
-  schedule->add_option("--strategy", strategy, "Search strategy (simple)");
+  hlsched::server::add_search_options(schedule, search_options);
   schedule->add_flag("--verify", verify, "Also compile the scheduled pipeline for the target");
   schedule->add_option("--stmt-out", stmt_out, "Write the lowered program of the scheduled pipeline here");
 
@@ -166,7 +169,7 @@ int main(int argc, char **argv) {
   worker->add_option("--generator", worker_request.generator);
   worker->add_option("--param", worker_params);
   worker->add_option("--gpu", worker_request.gpu_profile);
-  worker->add_option("--strategy", worker_request.strategy);
+  hlsched::server::add_search_options(worker, worker_request.search);
   worker->add_option("--target", worker_request.target);
   worker->add_option("--stmt-out", worker_request.stmt_path);
   worker->add_flag("--verify", worker_request.verify);
@@ -181,7 +184,7 @@ int main(int argc, char **argv) {
 
   try {
     hlsched::server::setup_logging(log_level);
-    if (*schedule) return run_schedule(schedule_options, strategy, verify, stmt_out);
+    if (*schedule) return run_schedule(schedule_options, search_options, verify, stmt_out);
     if (*dag) return run_dag(dag_options);
     if (*lower) return run_lower(lower_options, lower_target, lower_stmt);
     if (*worker) {

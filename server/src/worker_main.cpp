@@ -89,9 +89,8 @@ json run_task(const WorkerRequest &request) {
   }
   if (request.task != "schedule") throw std::invalid_argument("unknown worker task '" + request.task + "'");
 
-  AutoschedulerOptions options;
+  AutoschedulerOptions options = request.search;
   options.gpu_profile = request.gpu_profile;
-  options.strategy = request.strategy;
   ScheduleResult result = schedule_pipeline(inst.pipeline, dag, options);
   json out = to_json(result);
   out["generator"] = name;

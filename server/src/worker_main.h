@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "hlsched/engine/autoscheduler.h"
+
 namespace hlsched::server {
 
 struct WorkerRequest {
@@ -14,7 +16,7 @@ struct WorkerRequest {
   std::string generator;     ///< empty: the only registered one
   std::map<std::string, std::string> params;
   std::string gpu_profile = "h200";
-  std::string strategy = "simple";
+  AutoschedulerOptions search;  ///< gpu_profile above overrides search.gpu_profile
   std::string target;        ///< "lower": the Halide target (default: the GPU profile's)
   std::string result_path;   ///< where the result JSON goes
   std::string stmt_path;     ///< optional: the lowered program is written here

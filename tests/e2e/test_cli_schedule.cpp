@@ -63,7 +63,7 @@ TEST_CASE("cli: schedule --json has the documented fields", "[e2e][schedule]") {
   }
   CHECK(result["target"] == "host-cuda-cuda_capability_86");
   CHECK(result["search"]["time_ms"].is_number());
-  CHECK(result["cost_model"].get<std::string>().find("roofline") != std::string::npos);
+  CHECK(result["cost_model"].get<std::string>().find("no learned model") != std::string::npos);
 
   auto text = run_hlsched({"schedule", source_path("tests/data/generators/stencil_chain_small.cpp").string()});
   CHECK(text.exit_code == 0);

@@ -62,14 +62,22 @@ int64_t mismatches(const Halide::Buffer<> &a, const Halide::Buffer<> &b) {
   return -1;
 }
 
+AutoschedulerOptions with_strategy(const std::string &strategy) {
+  AutoschedulerOptions options;
+  options.strategy = strategy;
+  options.time_budget_s = 5;
+  return options;
+}
+
 }  // namespace
 
-TEST_CASE("simple schedule: compiles for CUDA with GPU kernels", "[schedule]") {
+TEST_CASE("schedules of every strategy compile for CUDA with GPU kernels", "[schedule]") {
+  const std::string strategy = GENERATE(as<std::string>{}, "simple", "beam");
   for (const Case &c : cases()) {
-    INFO(c.generator);
+    INFO(c.generator << " with the " << strategy << " strategy");
     auto inst = instantiate_generator(c.generator, default_gpu_target(), c.params);
     PipelineDag dag = build_pipeline_dag(inst.pipeline);
-    ScheduleResult result = schedule_pipeline(inst.pipeline, dag, AutoschedulerOptions{});
+    ScheduleResult result = schedule_pipeline(inst.pipeline, dag, with_strategy(strategy));
     apply_schedule(result.schedule, inst.pipeline, ApplyMode::Gpu);
     REQUIRE(launches_gpu_kernels(compile_for_cuda(inst.pipeline)));
     CHECK(result.predicted_runtime_ms > 0);
@@ -77,9 +85,10 @@ TEST_CASE("simple schedule: compiles for CUDA with GPU kernels", "[schedule]") {
   }
 }
 
-TEST_CASE("simple schedule: CPU twin computes exactly what compute_root computes", "[schedule]") {
+TEST_CASE("CPU twins of every strategy's schedule compute exactly what compute_root computes", "[schedule]") {
+  const std::string strategy = GENERATE(as<std::string>{}, "simple", "beam");
   for (const Case &c : cases()) {
-    INFO(c.generator);
+    INFO(c.generator << " with the " << strategy << " strategy");
     auto reference = instantiate_generator(c.generator, cpu_target(), c.params, false);
     schedule_compute_root_everywhere(reference.pipeline);
     c.bind_inputs(reference.pipeline);
@@ -87,7 +96,7 @@ TEST_CASE("simple schedule: CPU twin computes exactly what compute_root computes
 
     auto scheduled = instantiate_generator(c.generator, cpu_target(), c.params);
     PipelineDag dag = build_pipeline_dag(scheduled.pipeline);
-    ScheduleResult result = schedule_pipeline(scheduled.pipeline, dag, AutoschedulerOptions{});
+    ScheduleResult result = schedule_pipeline(scheduled.pipeline, dag, with_strategy(strategy));
     apply_schedule(result.schedule, scheduled.pipeline, ApplyMode::Cpu);
     c.bind_inputs(scheduled.pipeline);
     Halide::Realization actual = c.realize(scheduled.pipeline);
@@ -100,7 +109,7 @@ TEST_CASE("simple schedule: CPU twin computes exactly what compute_root computes
 TEST_CASE("schedule source: Vars declared, Funcs reached by name, one statement per stage", "[schedule]") {
   auto inst = instantiate_generator("reductions_small", default_gpu_target(), {});
   PipelineDag dag = build_pipeline_dag(inst.pipeline);
-  ScheduleResult result = schedule_pipeline(inst.pipeline, dag, AutoschedulerOptions{});
+  ScheduleResult result = schedule_pipeline(inst.pipeline, dag, with_strategy("simple"));
   const std::string &code = result.schedule_code;
   INFO(code);
   // Halide uniquifies names per process ("sums$1" when the generator was built before).

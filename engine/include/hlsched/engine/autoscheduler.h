@@ -17,7 +17,17 @@ namespace hlsched {
 /// configuration (same names everywhere).
 struct AutoschedulerOptions {
   std::string gpu_profile = "h200";  ///< see gpu_profiles()
-  std::string strategy = "simple";   ///< "simple": inline pointwise Funcs, compute_root + gpu_tile the rest
+  /// "beam": the search of Anderson et al. 2021 (default); "simple": inline pointwise Funcs,
+  /// compute_root + gpu_tile the rest (the baseline, and the fallback for a hopeless budget).
+  std::string strategy = "beam";
+  int beam_size = 32;           ///< states kept per step of the beam search
+  int passes = 2;               ///< coarse-to-fine passes after the first (inline/root-only) pass
+  bool freeze = true;           ///< two-phase search: freeze all but the ~log2(N) costliest stages
+  bool sampling = true;         ///< hierarchical sampling of structurally similar tilings
+  bool memo = true;             ///< reuse per-kernel costs across states (and across runs)
+  uint64_t seed = 0;            ///< random choices (sampling, tie breaks) are deterministic per seed
+  double time_budget_s = 8.0;   ///< anytime: the best schedule found when this runs out
+  std::string memo_path;        ///< optional file to load the cost memo from and save it to
 };
 
 /// Predicted cost of one stage, split into terms that each mean something physical.
@@ -35,7 +45,13 @@ struct StageCost {
 
 struct SearchStats {
   double time_ms = 0;
-  int64_t states_evaluated = 0;
+  int64_t states_evaluated = 0;   ///< complete or partial states whose cost was computed
+  int64_t kernels_costed = 0;     ///< kernel cost evaluations actually computed
+  int64_t memo_hits = 0;          ///< kernel costs found in the memo
+  int64_t memo_entries_loaded = 0;///< entries read from memo_path
+  int frozen_funcs = 0;           ///< Funcs frozen after the first pass
+  int passes_completed = 0;
+  bool budget_exhausted = false;  ///< the time budget ran out before the planned passes
   std::string strategy;
 };
 
@@ -53,5 +69,12 @@ struct ScheduleResult {
 /// Schedules the pipeline for the GPU. Does not modify the pipeline (see apply_schedule).
 ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const PipelineDag &dag,
                                  const AutoschedulerOptions &options);
+
+/// Random complete schedules drawn by random walks over the search's options (training data,
+/// fuzzing): samples first_index .. first_index + count - 1 of the sequence for `seed`. Each sample
+/// depends only on (seed, index), so one can be redrawn alone for a fresh instance of the pipeline.
+std::vector<ScheduleResult> sample_schedules(const Halide::Pipeline &pipeline, const PipelineDag &dag,
+                                             const AutoschedulerOptions &options, int count, uint64_t seed,
+                                             int first_index = 0);
 
 }  // namespace hlsched

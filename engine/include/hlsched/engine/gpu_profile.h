@@ -31,6 +31,9 @@ struct GpuProfile {
   double int32_ops_per_s = 0;
   double special_function_ops_per_s = 0;   ///< exp, log, sqrt, ...
   double shared_memory_bandwidth_bytes_per_s = 0;  ///< whole GPU
+  double l2_bandwidth_bytes_per_s = 0;     ///< L2 -> SM, whole GPU
+  double l1_bandwidth_bytes_per_s = 0;     ///< load/store units through L1, whole GPU
+  int warps_to_hide_latency = 16;          ///< resident warps per SM below which memory stalls show
   double kernel_launch_seconds = 0;        ///< back-to-back launch overhead of one kernel
   double block_sync_seconds = 0;           ///< one __syncthreads round trip
 

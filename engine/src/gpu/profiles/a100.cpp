@@ -22,6 +22,8 @@ GpuProfile a100() {
   p.int32_ops_per_s = 9.7e12;
   p.special_function_ops_per_s = 1.2e12;
   p.shared_memory_bandwidth_bytes_per_s = 108 * 128.0 * 1.41e9;
+  p.l2_bandwidth_bytes_per_s = 4.8e12;
+  p.l1_bandwidth_bytes_per_s = 19.5e12;
   p.kernel_launch_seconds = 3.5e-6;
   p.block_sync_seconds = 2.5e-8;
   return p;

@@ -22,6 +22,8 @@ GpuProfile rtx4090() {
   p.int32_ops_per_s = 20e12;
   p.special_function_ops_per_s = 5.1e12;
   p.shared_memory_bandwidth_bytes_per_s = 128 * 128.0 * 2.52e9;
+  p.l2_bandwidth_bytes_per_s = 5.0e12;
+  p.l1_bandwidth_bytes_per_s = 32.0e12;
   p.kernel_launch_seconds = 3.0e-6;
   p.block_sync_seconds = 2.0e-8;
   return p;

@@ -1,0 +1,80 @@
+#include "cost/gpu_cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hlsched {
+
+namespace {
+
+// Blocks of this kernel that fit on one SM at once.
+double resident_blocks_per_sm(const KernelModel &k, const GpuProfile &gpu) {
+  const double warps = std::ceil(k.threads_per_block / gpu.warp_size);
+  double shared = 0;
+  for (const FusedFunc &f : k.fused)
+    if (f.level == ComputeLevel::Block) shared += f.bytes_per_block;
+  double by_threads = std::floor(gpu.max_warps_per_sm / std::max(1.0, warps));
+  double by_registers = std::floor(gpu.registers_per_sm / std::max(1.0, k.registers_per_thread * warps * gpu.warp_size));
+  double by_shared = shared > 0 ? std::floor(gpu.shared_memory_per_sm / shared) : 1e9;
+  return std::max(1.0, std::min({double(gpu.max_blocks_per_sm), by_threads, by_registers, by_shared}));
+}
+
+}  // namespace
+
+KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
+  KernelCost cost;
+  const double ms = 1e3;
+  const double resident = resident_blocks_per_sm(k, gpu);
+  const double warps_per_block = std::ceil(k.threads_per_block / gpu.warp_size);
+  const double slots = resident * gpu.sm_count;
+  const double waves = std::ceil(k.blocks / slots);
+  // Idle SMs in the last wave, idle lanes in partial warps, idle threads in tail tiles.
+  const double sm_utilization = k.blocks / (waves * slots);
+  const double lane_utilization = k.threads_per_block / (warps_per_block * gpu.warp_size);
+  const double tail_utilization = 1.0 - k.wasted_points_fraction;
+  const double utilization = std::max(1e-3, std::min(1.0, sm_utilization) * lane_utilization * tail_utilization);
+  const double resident_warps = std::min(resident * warps_per_block, double(gpu.max_warps_per_sm));
+  cost.occupancy = resident_warps / gpu.max_warps_per_sm;
+
+  const double ops = k.blocks * k.ops_per_block, math = k.blocks * k.math_ops_per_block;
+  const double compute = (ops / gpu.fp32_ops_per_s + math / gpu.special_function_ops_per_s) / utilization;
+
+  double dram_bytes = k.store_bytes, l2_bytes = k.store_bytes / k.store_efficiency, l1_bytes = 0;
+  for (const GlobalRead &g : k.global_reads) {
+    const double touched = k.blocks * g.footprint_per_block * g.bytes_per_element;
+    // Reuse between blocks is served by L2 when the producer fits there, else refetched.
+    const double unique = g.full_region * g.bytes_per_element;
+    dram_bytes += unique <= gpu.l2_cache_bytes ? std::min(touched, unique) : touched;
+    l2_bytes += touched / g.coalescing_efficiency;
+    l1_bytes += k.blocks * g.loads_per_block * g.bytes_per_element / g.coalescing_efficiency;
+  }
+  double shared_bytes = 0, syncs = 0;
+  for (const FusedFunc &f : k.fused) {
+    if (f.level != ComputeLevel::Block) continue;
+    shared_bytes += k.blocks * (f.bytes_per_block + f.loads_by_consumers * 4 * f.bank_conflict_ways);
+    syncs += 1;
+  }
+  // Bandwidths are reached only with every SM busy; a half-empty last wave gets less.
+  const double dram = dram_bytes / gpu.dram_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);
+  const double l2 = l2_bytes / gpu.l2_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);
+  const double l1 = l1_bytes / gpu.l1_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);
+  const double shared = shared_bytes / gpu.shared_memory_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);
+  const double memory = std::max({dram, l2, l1});
+  // Too few resident warps cannot keep enough loads in flight to reach the bandwidth.
+  const double hiding = std::min(1.0, resident_warps / gpu.warps_to_hide_latency);
+  const double latency = memory * (1.0 / std::max(hiding, 0.05) - 1.0);
+  const double sync = waves * syncs * gpu.block_sync_seconds * 20;  // a barrier stalls the whole block
+  const double launch = gpu.kernel_launch_seconds;
+
+  cost.terms_ms = {{"compute", compute * ms}, {"dram", dram * ms},       {"l2", l2 * ms},
+                   {"l1", l1 * ms},           {"shared_memory", shared * ms}, {"latency", latency * ms},
+                   {"sync", sync * ms},       {"launch", launch * ms}};
+  const double throughput = std::max({compute, memory, shared});
+  cost.total_ms = (throughput + latency + sync + launch) * ms;
+  if (launch >= throughput + latency) cost.bound = "launch";
+  else if (compute >= std::max(memory, shared)) cost.bound = "compute";
+  else cost.bound = "memory";
+  return cost;
+}
+
+}  // namespace hlsched

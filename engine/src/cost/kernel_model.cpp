@@ -1,0 +1,297 @@
+#include "cost/kernel_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "hlsched/engine/gpu_profile.h"
+
+namespace hlsched {
+
+namespace {
+
+// How the innermost GPU thread index moves through a Func's coordinates: along `dim` by `coef`
+// elements per thread (dim -1: it does not move, a broadcast).
+struct ThreadStride {
+  int dim = -1;
+  double coef = 0;
+};
+
+// What the propagation knows about one Func within one kernel.
+struct FuncInKernel {
+  std::vector<double> box;  ///< extent per dim needed by the kernel's block (or thread)
+  double evals = 0;         ///< evaluations per block (inlined Funcs: once per call)
+  ThreadStride stride;
+  bool reached = false;
+};
+
+double full_extent_of(const PipelineDag &dag, const std::string &name, size_t dim) {
+  if (const FuncNode *f = dag.find(name)) return dim < f->region.size() ? double(f->region[dim].extent()) : 1.0;
+  for (const InputNode &in : dag.inputs)
+    if (in.name == name) return dim < in.estimate.size() ? double(std::max<int64_t>(1, in.estimate[dim].extent())) : 1.0;
+  return 1.0;
+}
+
+int bytes_of(const PipelineDag &dag, const std::string &name) {
+  if (const FuncNode *f = dag.find(name)) return int(f->bytes_per_point());
+  for (const InputNode &in : dag.inputs)
+    if (in.name == name) return in.type.bytes();
+  return 4;
+}
+
+double arithmetic_ops(const StageNode &stage, bool math) {
+  double n = 0;
+  for (const auto &[key, count] : stage.ops) {
+    if (key.rfind("load.", 0) == 0 || key.rfind("store.", 0) == 0) continue;
+    if ((key.rfind("math.", 0) == 0) == math) n += double(count);
+  }
+  return n;
+}
+
+// Fraction of the bytes moved in 32-byte sectors that a warp actually uses.
+double coalescing_efficiency(const ThreadStride &stride, int bytes, double threads_along_x) {
+  if (stride.dim < 0 || stride.coef == 0) return 1.0;  // every lane reads the same element
+  if (stride.dim > 0) return std::min(1.0, bytes / 32.0);  // each lane in its own row
+  const double lanes = std::min(32.0, std::max(1.0, threads_along_x));
+  const double span = lanes * std::fabs(stride.coef) * bytes;
+  const double useful = lanes * std::min(1.0, std::fabs(stride.coef)) * bytes;
+  const double moved = std::ceil(span / 32.0) * 32.0;
+  return std::clamp(useful / moved, 1.0 / 32, 1.0);
+}
+
+// Extent of a producer dimension needed by a box of the consumer's loops.
+double region_extent(const ProducerAccess &a, size_t d, const std::map<std::string, double> &loop_extent,
+                     double full) {
+  const AffineExpr &lo = a.region_min[d], &hi = a.region_max[d];
+  if (!lo.is_affine || !hi.is_affine) {
+    int64_t per_point = a.points_per_consumer_point[d];
+    return per_point > 0 ? std::min(double(per_point), full) : full;
+  }
+  double extent = hi.constant - lo.constant + 1;
+  for (const auto &[var, coef] : hi.coefficients) {
+    auto it = loop_extent.find(var);
+    extent += std::fabs(coef) * ((it == loop_extent.end() ? 1.0 : it->second) - 1);
+  }
+  return std::clamp(std::ceil(extent), 1.0, std::max(1.0, full));
+}
+
+class KernelBuilder {
+public:
+  KernelBuilder(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu, int root, int stage)
+      : dag_(dag), state_(state), gpu_(gpu), root_(root), stage_(stage) {}
+
+  KernelModel build() {
+    KernelModel km;
+    km.root = root_;
+    km.stage = stage_;
+    const StageTiling &tiling = state_.decisions[root_].tilings.at(stage_);
+    km.tiling = &tiling;
+    km.blocks = double(tiling.single_thread ? 1 : tiling.blocks());
+    km.threads_per_block = double(tiling.single_thread ? 1 : tiling.threads_per_block());
+
+    std::vector<FuncInKernel> per_block = propagate(tiling, /*per_thread=*/false, km);
+    std::vector<FuncInKernel> per_thread = propagate(tiling, /*per_thread=*/true, km);
+    summarize(tiling, per_block, per_thread, km);
+    return km;
+  }
+
+private:
+  // Extent of each loop of the root stage per block (or per thread).
+  std::map<std::string, double> root_loop_extents(const StageTiling &tiling, bool per_thread) const {
+    const StageNode &stage = dag_.funcs[root_].stages[stage_];
+    std::map<std::string, double> extent;
+    for (const LoopDim &loop : stage.loops) extent[loop.var] = double(std::max<int64_t>(1, loop.estimate.extent()));
+    if (tiling.single_thread) return extent;
+    for (size_t i = 0; i < tiling.vars.size(); i++) {
+      double e;
+      if (tiling.in_thread[i]) e = double(tiling.extents[i]);
+      else if (per_thread) e = double(tiling.serial[i]);
+      else e = double(tiling.tiled(i) ? tiling.tile(i) : 1);
+      extent[tiling.vars[i]] = std::min(e, double(std::max<int64_t>(1, tiling.extents[i])));
+    }
+    return extent;
+  }
+
+  std::vector<FuncInKernel> propagate(const StageTiling &tiling, bool per_thread, KernelModel &km) {
+    std::vector<FuncInKernel> info(dag_.funcs.size());
+    const FuncNode &root = dag_.funcs[root_];
+    std::map<std::string, double> extents = root_loop_extents(tiling, per_thread);
+    FuncInKernel &r = info[root_];
+    r.reached = true;
+    r.evals = 1;
+    for (const auto &[var, e] : extents) r.evals *= e;
+    r.box.resize(root.args.size(), 1);
+    for (size_t d = 0; d < root.args.size(); d++)
+      if (extents.count(root.args[d])) r.box[d] = extents[root.args[d]];
+    int inner = tiling.single_thread ? -1 : tiling.innermost_thread_loop();
+    if (inner >= 0)
+      for (size_t d = 0; d < root.args.size(); d++)
+        if (root.args[d] == tiling.vars[inner]) r.stride = {int(d), 1.0};
+
+    visit_stage(root_, root.stages[stage_], extents, info, per_thread, km);
+    for (int c = root_ - 1; c >= 0; c--) {
+      if (!info[c].reached) continue;
+      const FuncNode &f = dag_.funcs[c];
+      if (f.stages.empty()) continue;
+      std::map<std::string, double> loop_extent;
+      for (const LoopDim &loop : f.stages[0].loops)
+        loop_extent[loop.var] = double(std::max<int64_t>(1, loop.estimate.extent()));
+      for (size_t d = 0; d < f.args.size() && d < info[c].box.size(); d++) loop_extent[f.args[d]] = info[c].box[d];
+      const FuncDecision &decision = state_.decisions[c];
+      if (decision.level != ComputeLevel::Inline) {
+        // Fused Funcs are computed once per point of their box (with recompute at borders).
+        info[c].evals = 1;
+        for (double e : info[c].box) info[c].evals *= e;
+      }
+      visit_stage(c, f.stages[0], loop_extent, info, per_thread, km);
+    }
+    return info;
+  }
+
+  bool computed_here(int p) const {
+    if (p < 0 || !state_.decided[p]) return false;
+    const FuncDecision &d = state_.decisions[p];
+    if (d.level == ComputeLevel::Inline) return true;
+    return (d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) && d.kernel_root == root_;
+  }
+
+  void visit_stage(int c, const StageNode &stage, const std::map<std::string, double> &loop_extent,
+                   std::vector<FuncInKernel> &info, bool per_thread, KernelModel &km) {
+    const FuncNode &consumer = dag_.funcs[c];
+    std::string thread_var;
+    if (info[c].stride.dim >= 0 && info[c].stride.dim < int(consumer.args.size()))
+      thread_var = consumer.args[info[c].stride.dim];
+    for (const ProducerAccess &a : stage.accesses) {
+      const int p = dag_.index_of(a.producer);
+      const double loads = info[c].evals * double(a.calls_per_point);
+      std::vector<double> box(a.region_min.size());
+      double footprint = 1;
+      for (size_t d = 0; d < box.size(); d++) {
+        box[d] = region_extent(a, d, loop_extent, full_extent_of(dag_, a.producer, d));
+        footprint *= box[d];
+      }
+      ThreadStride stride;
+      if (!thread_var.empty())
+        for (size_t d = 0; d < a.region_min.size(); d++) {
+          auto it = a.region_min[d].coefficients.find(thread_var);
+          if (a.region_min[d].is_affine && it != a.region_min[d].coefficients.end() && it->second != 0) {
+            stride = {int(d), info[c].stride.coef * it->second};
+            break;
+          }
+        }
+      if (p != c && computed_here(p)) {
+        FuncInKernel &pi = info[p];
+        if (pi.box.size() < box.size()) pi.box.resize(box.size(), 0);
+        for (size_t d = 0; d < box.size(); d++) pi.box[d] = std::max(pi.box[d], box[d]);
+        if (state_.decisions[p].level == ComputeLevel::Inline) pi.evals += loads;
+        if (!pi.reached || pi.stride.dim < 0) pi.stride = stride;
+        pi.reached = true;
+        if (!per_thread && state_.decisions[p].level != ComputeLevel::Inline) fused_loads_[p] += loads;
+        if (!per_thread && state_.decisions[p].level == ComputeLevel::Block && stride.dim == 0)
+          bank_conflicts_[p] = std::max(bank_conflicts_[p], std::fabs(stride.coef) >= 2 ? std::fabs(stride.coef) : 1.0);
+        continue;
+      }
+      if (per_thread) continue;
+      // A global read: a Func stored at root (or not decided yet), an input, or the Func itself.
+      GlobalRead *read = nullptr;
+      for (GlobalRead &g : km.global_reads)
+        if (g.name == a.producer) read = &g;
+      if (!read) {
+        km.global_reads.push_back(GlobalRead{a.producer, bytes_of(dag_, a.producer)});
+        read = &km.global_reads.back();
+        read->coalescing_efficiency = 1;
+        read->full_region = 1;
+        for (size_t d = 0; d < box.size(); d++) read->full_region *= full_extent_of(dag_, a.producer, d);
+      }
+      read->footprint_per_block = std::max(read->footprint_per_block, footprint);
+      read->loads_per_block += loads;
+      const double threads_x = km.tiling && km.tiling->innermost_thread_loop() >= 0
+                                   ? double(km.tiling->threads[km.tiling->innermost_thread_loop()])
+                                   : 1.0;
+      read->coalescing_efficiency =
+          std::min(read->coalescing_efficiency, coalescing_efficiency(stride, read->bytes_per_element, threads_x));
+    }
+  }
+
+  void summarize(const StageTiling &tiling, const std::vector<FuncInKernel> &per_block,
+                 const std::vector<FuncInKernel> &per_thread, KernelModel &km) {
+    const FuncNode &root = dag_.funcs[root_];
+    const StageNode &stage = root.stages[stage_];
+    km.points_per_block = per_block[root_].evals;
+    // Points of the tiles beyond the region run idle (GuardWithIf).
+    double covered = km.blocks * km.points_per_block, needed = double(std::max<int64_t>(1, stage.points));
+    km.wasted_points_fraction = covered > needed ? 1.0 - needed / covered : 0.0;
+
+    double shared_bytes = 0, thread_points = 0;
+    for (int c = root_; c >= 0; c--) {
+      if (!per_block[c].reached) continue;
+      const StageNode &s = c == root_ ? stage : dag_.funcs[c].stages[0];
+      const FuncDecision &d = state_.decisions[c];
+      double evals = per_block[c].evals;
+      if (c != root_ && d.level == ComputeLevel::Thread) evals = per_thread[c].evals * km.threads_per_block;
+      km.ops_per_block += evals * arithmetic_ops(s, false);
+      km.math_ops_per_block += evals * arithmetic_ops(s, true);
+      if (c == root_ || d.level == ComputeLevel::Inline) continue;
+      FusedFunc fused;
+      fused.func = c;
+      fused.level = d.level;
+      fused.points_per_block = evals;
+      fused.loads_by_consumers = fused_loads_[c];
+      fused.bank_conflict_ways = std::max(1.0, bank_conflicts_[c]);
+      fused.max_threads_needed = per_block[c].evals;
+      fused.box = per_block[c].box;
+      const double bytes = double(dag_.funcs[c].bytes_per_point());
+      if (d.level == ComputeLevel::Block) {
+        fused.bytes_per_block = per_block[c].evals * bytes;
+        shared_bytes += fused.bytes_per_block;
+      } else {
+        fused.bytes_per_block = per_thread[c].evals * bytes * km.threads_per_block;
+        thread_points += per_thread[c].evals * double(dag_.funcs[c].types.size());
+      }
+      km.fused.push_back(fused);
+    }
+
+    // Stores: every point of the stage once (updates store each iteration, mostly into L1/L2).
+    double region_points = 1;
+    for (const Span &s : root.region) region_points *= double(std::max<int64_t>(1, s.extent()));
+    km.store_bytes = region_points * double(root.bytes_per_point());
+    const int inner = tiling.single_thread ? -1 : tiling.innermost_thread_loop();
+    km.store_efficiency = coalescing_efficiency(per_block[root_].stride, int(root.bytes_per_point()),
+                                                inner >= 0 ? double(tiling.threads[inner]) : 1.0);
+    if (inner < 0 && !tiling.single_thread) km.store_efficiency = std::min(1.0, root.bytes_per_point() / 32.0);
+
+    km.registers_per_thread = 24 + 3 * double(tiling.points_per_thread()) * double(root.types.size()) + thread_points;
+    if (shared_bytes > gpu_.shared_memory_per_block) {
+      km.valid = false;
+      km.invalid_reason = "shared memory per block over the limit";
+    }
+    if (km.registers_per_thread > gpu_.max_registers_per_thread) {
+      km.valid = false;
+      km.invalid_reason = "too many registers per thread";
+    }
+  }
+
+  const PipelineDag &dag_;
+  const ScheduleState &state_;
+  const GpuProfile &gpu_;
+  int root_, stage_;
+  std::map<int, double> fused_loads_, bank_conflicts_;
+};
+
+}  // namespace
+
+KernelModel build_kernel_model(const PipelineDag &dag, const ScheduleState &state, int root, int stage,
+                               const GpuProfile &gpu) {
+  return KernelBuilder(dag, state, gpu, root, stage).build();
+}
+
+std::vector<KernelModel> build_kernel_models(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu) {
+  std::vector<KernelModel> kernels;
+  for (size_t f = 0; f < dag.funcs.size(); f++) {
+    if (!state.decided[f] || state.decisions[f].level != ComputeLevel::Root) continue;
+    for (size_t s = 0; s < state.decisions[f].tilings.size(); s++)
+      kernels.push_back(build_kernel_model(dag, state, int(f), int(s), gpu));
+  }
+  return kernels;
+}
+
+}  // namespace hlsched

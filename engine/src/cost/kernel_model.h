@@ -1,0 +1,66 @@
+// What a schedule state means for each GPU kernel: which Funcs it computes and where, how much of
+// each producer one block touches, how many points and loads each Func costs per block, and how
+// the warps' accesses coalesce.
+//
+// Regions are propagated from the kernel's block tile through the DAG's per-point affine regions,
+// consumers before producers, through inlined Funcs and Funcs fused into the block or thread.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "search/schedule_state.h"
+
+namespace hlsched {
+
+/// A producer the kernel reads from global memory (a Func stored at root, or an input).
+struct GlobalRead {
+  std::string name;
+  int bytes_per_element = 4;
+  double footprint_per_block = 0;    ///< elements one block touches
+  double full_region = 0;            ///< elements of the producer's whole region
+  double loads_per_block = 0;        ///< load instructions per block (threads x calls)
+  double coalescing_efficiency = 1;  ///< useful bytes / bytes moved in 32-byte sectors (0..1]
+};
+
+/// A Func computed inside the kernel's blocks other than the kernel's own stage.
+struct FusedFunc {
+  int func = -1;
+  ComputeLevel level = ComputeLevel::Block;
+  double points_per_block = 0;       ///< with redundant recompute at tile borders
+  double bytes_per_block = 0;        ///< its storage per block (shared memory) or per thread x threads
+  double loads_by_consumers = 0;     ///< reads of it per block (from shared memory or registers)
+  double bank_conflict_ways = 1;     ///< shared memory: accesses serialized per warp request
+  double max_threads_needed = 0;     ///< threads to compute one point each per block
+  std::vector<double> box;           ///< extent per dimension computed per block
+};
+
+struct KernelModel {
+  int root = -1;                 ///< DAG index of the Func whose stage this kernel computes
+  int stage = 0;
+  const StageTiling *tiling = nullptr;
+  double blocks = 1;
+  double threads_per_block = 1;
+  double points_per_block = 0;   ///< of the root stage
+  double wasted_points_fraction = 0;  ///< tails: tile points beyond the region
+  double ops_per_block = 0;      ///< arithmetic of the root stage, inlined Funcs and fused Funcs
+  double math_ops_per_block = 0; ///< transcendental functions
+  double store_bytes = 0;        ///< whole kernel
+  double store_efficiency = 1;
+  double registers_per_thread = 32;
+  std::vector<GlobalRead> global_reads;
+  std::vector<FusedFunc> fused;
+  bool valid = true;             ///< false when limits are exceeded (the state must be pruned)
+  std::string invalid_reason;
+};
+
+/// Kernels of the decided part of a state. Undecided producers are read as if stored at root.
+std::vector<KernelModel> build_kernel_models(const PipelineDag &dag, const ScheduleState &state,
+                                             const struct GpuProfile &gpu);
+
+/// The kernel computing a given stage of a Root Func in `state`.
+KernelModel build_kernel_model(const PipelineDag &dag, const ScheduleState &state, int root, int stage,
+                               const GpuProfile &gpu);
+
+}  // namespace hlsched

@@ -1,0 +1,191 @@
+#include "schedule/state_to_spec.h"
+
+#include <algorithm>
+#include <set>
+
+#include "cost/kernel_model.h"
+
+namespace hlsched {
+
+namespace {
+
+using Kind = Directive::Kind;
+constexpr Halide::TailStrategy kGuard = Halide::TailStrategy::GuardWithIf;
+
+// Names for the loops a split makes, kept clear of the Func's own loop names.
+class LoopNames {
+public:
+  explicit LoopNames(const StageNode &stage) {
+    for (const LoopDim &l : stage.loops) taken_.insert(l.var);
+  }
+  std::string make(const std::string &base, const std::string &suffix) {
+    std::string name = base + suffix;
+    while (taken_.count(name)) name += "_";
+    taken_.insert(name);
+    return name;
+  }
+
+private:
+  std::set<std::string> taken_;
+};
+
+// The names of a stage's loops after tiling, for compute_at and the loop order.
+struct TiledLoops {
+  std::string innermost_block;   ///< where Funcs computed per block go
+  std::string innermost_thread;  ///< where Funcs computed per thread go
+};
+
+TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSchedule &out) {
+  TiledLoops names;
+  if (tiling.single_thread) {
+    out.directives.push_back(Directive{Kind::GpuSingleThread});
+    return names;
+  }
+  LoopNames fresh(stage);
+  std::vector<size_t> tiled;
+  for (size_t i = 0; i < tiling.vars.size(); i++)
+    if (tiling.tiled(i)) tiled.push_back(i);
+  if (tiled.empty()) tiled.push_back(0);  // a 1-thread kernel over the first loop
+
+  Directive tile{Kind::GpuTile};
+  std::vector<std::string> outer, inner, serial_inner;
+  for (size_t i : tiled) {
+    tile.vars.push_back(tiling.vars[i]);
+    outer.push_back(fresh.make(tiling.vars[i], "o"));
+    inner.push_back(fresh.make(tiling.vars[i], "i"));
+    tile.factors.push_back(tiling.tile(i));
+  }
+  tile.vars.insert(tile.vars.end(), outer.begin(), outer.end());
+  tile.vars.insert(tile.vars.end(), inner.begin(), inner.end());
+  tile.tail = kGuard;
+  out.directives.push_back(tile);
+  names.innermost_block = outer.front();
+  names.innermost_thread = inner.front();
+
+  // Rows per thread: split the thread loop; the inner part runs (unrolled) inside each thread.
+  for (size_t k = 0; k < tiled.size(); k++) {
+    const size_t i = tiled[k];
+    if (tiling.serial[i] <= 1) continue;
+    std::string rows = fresh.make(tiling.vars[i], "ii");
+    out.directives.push_back(Directive{Kind::Split, {inner[k], inner[k], rows}, {tiling.serial[i]}, kGuard});
+    serial_inner.push_back(rows);
+  }
+
+  // Loops that run whole inside each thread, and loops that become one more block dimension.
+  std::vector<std::string> in_thread, extra_blocks;
+  for (size_t i = 0; i < tiling.vars.size(); i++) {
+    if (std::find(tiled.begin(), tiled.end(), i) != tiled.end()) continue;
+    if (tiling.in_thread[i]) in_thread.push_back(tiling.vars[i]);
+    else if (tiling.extents[i] > 1) extra_blocks.push_back(tiling.vars[i]);
+  }
+  if (!serial_inner.empty() || !in_thread.empty()) {
+    std::vector<std::string> order;
+    for (const LoopDim &l : stage.loops)
+      if (l.is_rvar) order.push_back(l.var);
+    order.insert(order.end(), in_thread.begin(), in_thread.end());
+    order.insert(order.end(), serial_inner.begin(), serial_inner.end());
+    order.insert(order.end(), inner.begin(), inner.end());
+    order.insert(order.end(), outer.begin(), outer.end());
+    out.directives.push_back(Directive{Kind::Reorder, order});
+  }
+  for (const std::string &rows : serial_inner) out.directives.push_back(Directive{Kind::Unroll, {rows}});
+
+  if (!extra_blocks.empty() && tiled.size() < 3) {
+    std::string fused = extra_blocks.front();
+    for (size_t i = 1; i < extra_blocks.size(); i++) {
+      std::string name = fresh.make(fused + "_" + extra_blocks[i], "");
+      out.directives.push_back(Directive{Kind::Fuse, {fused, extra_blocks[i], name}});
+      fused = name;
+    }
+    out.directives.push_back(Directive{Kind::GpuBlocks, {fused}});
+  }
+  return names;
+}
+
+// A Func computed per block: its loops spread over the block's threads.
+void schedule_block_fused(const FuncNode &f, const StageTiling &root_tiling, const std::vector<double> &box,
+                          const GpuProfile &gpu, StageSchedule &out) {
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < f.args.size() && dims.size() < 2; d++)
+    if (d < box.size() && box[d] > 1) dims.push_back(d);
+  if (dims.empty()) return;  // a single point per block: one thread computes it
+  double threads = 1;
+  for (size_t d : dims) threads *= box[d];
+  if (threads <= gpu.max_threads_per_block) {
+    Directive d{Kind::GpuThreads};
+    for (size_t i : dims) d.vars.push_back(f.args[i]);
+    out.directives.push_back(d);
+    return;
+  }
+  // Too many points for one pass: cover the region in chunks shaped like the kernel's threads.
+  LoopNames fresh(f.stages[0]);
+  std::vector<int64_t> chunk;
+  for (size_t k = 0; k < root_tiling.vars.size(); k++)
+    if (root_tiling.threads[k] > 1) chunk.push_back(root_tiling.threads[k]);
+  while (chunk.size() < dims.size()) chunk.push_back(1);
+  Directive threads_directive{Kind::GpuThreads};
+  std::vector<std::string> inner, outer;
+  for (size_t k = 0; k < dims.size(); k++) {
+    const std::string &v = f.args[dims[k]];
+    if (chunk[k] <= 1) continue;  // this loop stays serial
+    std::string o = fresh.make(v, "o"), i = fresh.make(v, "i");
+    out.directives.push_back(Directive{Kind::Split, {v, o, i}, {std::max<int64_t>(1, chunk[k])}, kGuard});
+    inner.push_back(i);
+    outer.push_back(o);
+  }
+  if (inner.empty()) return;
+  std::vector<std::string> order = inner;
+  order.insert(order.end(), outer.begin(), outer.end());
+  out.directives.push_back(Directive{Kind::Reorder, order});
+  threads_directive.vars = inner;
+  out.directives.push_back(threads_directive);
+}
+
+}  // namespace
+
+ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu) {
+  ScheduleSpec spec;
+  std::map<int, TiledLoops> loops_of_root;
+  std::map<int, KernelModel> kernel_of_root;
+  // Consumers first: a Func computed inside a kernel needs the kernel's loop names.
+  for (int f : ScheduleState::decision_order(dag)) {
+    const FuncNode &func = dag.funcs[f];
+    const FuncDecision &d = state.decisions[f];
+    FuncSchedule fs;
+    fs.func = func.name;
+    fs.level = d.level;
+    if (d.level == ComputeLevel::Root) {
+      for (size_t s = 0; s < d.tilings.size(); s++) {
+        StageSchedule stage;
+        stage.stage = int(s);
+        for (const LoopDim &l : func.stages[s].loops)
+          if (l.is_rvar) stage.rvars.push_back(l.var);
+        if (s == 0) stage.directives.push_back(Directive{Kind::ComputeRoot});
+        TiledLoops names = tile_stage(func.stages[s], d.tilings[s], stage);
+        if (s == 0) loops_of_root[f] = names;
+        fs.stages.push_back(stage);
+      }
+      if (func.has_extern_definition) fs.stages.push_back(StageSchedule{0, {Directive{Kind::ComputeRoot}}, {}});
+    } else if (d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) {
+      const TiledLoops &at = loops_of_root.at(d.kernel_root);
+      StageSchedule stage;
+      const bool per_block = d.level == ComputeLevel::Block;
+      stage.directives.push_back(Directive{Kind::ComputeAt, {per_block ? at.innermost_block : at.innermost_thread}, {},
+                                           Halide::TailStrategy::Auto, dag.funcs[d.kernel_root].name});
+      if (per_block) {
+        if (!kernel_of_root.count(d.kernel_root))
+          kernel_of_root.emplace(d.kernel_root, build_kernel_model(dag, state, d.kernel_root, 0, gpu));
+        // The region this Func covers per block, from the kernel model's propagation.
+        std::vector<double> box;
+        for (const FusedFunc &fused : kernel_of_root.at(d.kernel_root).fused)
+          if (fused.func == f) box = fused.box;
+        schedule_block_fused(func, state.decisions[d.kernel_root].tilings[0], box, gpu, stage);
+      }
+      fs.stages.push_back(stage);
+    }
+    spec.funcs.push_back(std::move(fs));
+  }
+  return spec;
+}
+
+}  // namespace hlsched

@@ -1,0 +1,218 @@
+#include "search/beam_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "cost/kernel_model.h"
+#include "search/decision_options.h"
+
+namespace hlsched {
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+constexpr double kInvalid = std::numeric_limits<double>::infinity();
+
+// The shape of a decision without its sizes: the groups of hierarchical sampling.
+uint64_t decision_shape(const FuncDecision &d) {
+  uint64_t h = uint64_t(d.level) * 1000003ULL + uint64_t(d.kernel_root + 1);
+  for (const StageTiling &t : d.tilings)
+    for (size_t i = 0; i < t.vars.size(); i++)
+      h = h * 31 + uint64_t((t.threads[i] > 1) * 4 + (t.serial[i] > 1) * 2 + t.in_thread[i]);
+  return h;
+}
+
+}  // namespace
+
+BeamSearch::BeamSearch(const PipelineDag &dag, const GpuProfile &gpu, const AutoschedulerOptions &options, CostMemo &memo)
+    : dag_(dag), gpu_(gpu), options_(options), memo_(memo), content_(func_content_hashes(dag)),
+      order_(ScheduleState::decision_order(dag)), rng_(options.seed) {}
+
+bool BeamSearch::out_of_time() const { return now_s() > deadline_s_; }
+
+double BeamSearch::evaluate(ScheduleState &state) {
+  stats_.states_evaluated++;
+  double total = 0;
+  for (size_t f = 0; f < dag_.funcs.size(); f++) {
+    if (!state.decided[f] || state.decisions[f].level != ComputeLevel::Root) continue;
+    for (size_t s = 0; s < state.decisions[f].tilings.size(); s++) {
+      uint64_t key = 0;
+      if (options_.memo) {
+        key = memo_.kernel_key(dag_, content_, state, int(f), int(s), gpu_.name);
+        if (const KernelCost *hit = memo_.find(key)) {
+          stats_.memo_hits++;
+          total += hit->total_ms;
+          continue;
+        }
+      }
+      KernelModel km = build_kernel_model(dag_, state, int(f), int(s), gpu_);
+      stats_.kernels_costed++;
+      KernelCost cost;
+      if (km.valid) cost = cost_of_kernel(km, gpu_);
+      else cost.total_ms = kInvalid;
+      if (options_.memo) memo_.insert(key, cost);
+      total += cost.total_ms;
+    }
+  }
+  state.cost_ms = total;
+  return total;
+}
+
+std::vector<FuncDecision> BeamSearch::sample(std::vector<FuncDecision> options) {
+  if (!options_.sampling || options.size() <= 8) return options;
+  std::map<uint64_t, std::vector<FuncDecision>> groups;
+  for (FuncDecision &d : options) groups[decision_shape(d)].push_back(std::move(d));
+  std::vector<FuncDecision> picked;
+  for (auto &[shape, group] : groups) {
+    // About log2(n) + 1 representatives of each group; the default (first) always stays.
+    size_t keep = size_t(std::ceil(std::log2(double(group.size())))) + 1;
+    if (group.size() <= keep) {
+      for (auto &d : group) picked.push_back(std::move(d));
+      continue;
+    }
+    picked.push_back(group.front());
+    std::vector<size_t> rest(group.size() - 1);
+    for (size_t i = 0; i < rest.size(); i++) rest[i] = i + 1;
+    for (size_t i = 0; i + 1 < keep; i++) {
+      size_t j = i + size_t(rng_() % (rest.size() - i));
+      std::swap(rest[i], rest[j]);
+      picked.push_back(group[rest[i]]);
+    }
+  }
+  return picked;
+}
+
+std::vector<FuncDecision> BeamSearch::children(const ScheduleState &state, int func, bool coarse,
+                                               const std::vector<bool> &frozen, const ScheduleState *frozen_source) {
+  if (frozen_source && frozen[func]) return {frozen_source->decisions[func]};
+  OptionLimits limits;
+  limits.coarse = coarse;
+  std::vector<FuncDecision> options = decision_options(dag_, state, func, gpu_, limits);
+  return coarse ? options : sample(std::move(options));
+}
+
+BeamSearch::Beam BeamSearch::select(Beam candidates, int beam_size) const {
+  std::sort(candidates.begin(), candidates.end(),
+            [](const ScheduleState &a, const ScheduleState &b) { return a.cost_ms < b.cost_ms; });
+  Beam kept;
+  std::set<uint64_t> exact;
+  std::map<uint64_t, int> per_structure;
+  // Diversity: at most a quarter of the beam may share one structure (same decisions, other sizes).
+  const int structure_cap = std::max(2, beam_size / 4);
+  for (ScheduleState &s : candidates) {
+    if (int(kept.size()) >= beam_size || !std::isfinite(s.cost_ms)) break;
+    if (!exact.insert(s.exact_hash()).second) continue;
+    if (++per_structure[s.structural_hash()] > structure_cap) continue;
+    kept.push_back(std::move(s));
+  }
+  return kept;
+}
+
+BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &frozen,
+                                         const ScheduleState *frozen_source, int beam_size) {
+  Beam beam = {ScheduleState(dag_)};
+  for (int func : order_) {
+    // Anytime: once out of time, finish every state with its first (default) option only.
+    const bool hurry = out_of_time();
+    if (hurry) stats_.budget_exhausted = true;
+    Beam next;
+    for (const ScheduleState &state : beam) {
+      std::vector<FuncDecision> options = children(state, func, coarse || hurry, frozen, frozen_source);
+      for (FuncDecision &d : options) {
+        ScheduleState child = state;
+        child.decisions[func] = std::move(d);
+        child.decided[func] = true;
+        child.num_decided++;
+        evaluate(child);
+        next.push_back(std::move(child));
+      }
+    }
+    beam = select(std::move(next), hurry ? 1 : beam_size);
+    if (beam.empty()) break;  // nothing valid: the caller falls back
+  }
+  return beam;
+}
+
+std::vector<bool> BeamSearch::choose_frozen(const ScheduleState &coarse_best) {
+  std::vector<bool> frozen(dag_.funcs.size(), options_.freeze);
+  if (!options_.freeze) return frozen;
+  // Cost per Root Func (all its stages).
+  std::vector<std::pair<double, int>> kernels;
+  for (size_t f = 0; f < dag_.funcs.size(); f++) {
+    if (coarse_best.decisions[f].level != ComputeLevel::Root) continue;
+    double cost = 0;
+    for (size_t s = 0; s < coarse_best.decisions[f].tilings.size(); s++)
+      cost += cost_of_kernel(build_kernel_model(dag_, coarse_best, int(f), int(s), gpu_), gpu_).total_ms;
+    kernels.push_back({cost, int(f)});
+  }
+  std::sort(kernels.rbegin(), kernels.rend());
+  const size_t n = dag_.funcs.size();
+  const size_t hot = std::max<size_t>(1, size_t(std::ceil(std::log2(double(n) + 1))));
+  for (size_t i = 0; i < kernels.size() && i < hot; i++) {
+    int f = kernels[i].second;
+    frozen[f] = false;
+    // Its producers stay open too: they are what could be fused into it.
+    for (const std::string &p : dag_.funcs[f].producers) {
+      int pi = dag_.index_of(p);
+      if (pi >= 0) frozen[pi] = false;
+    }
+  }
+  for (size_t f = 0; f < n; f++) stats_.frozen_funcs += frozen[f];
+  return frozen;
+}
+
+SearchOutcome BeamSearch::run() {
+  const double start = now_s();
+  deadline_s_ = start + options_.time_budget_s;
+  stats_ = SearchStats{};
+  stats_.strategy = "beam";
+
+  // Pass 0: inline or root only, narrow beam.
+  Beam coarse = search_pass(/*coarse=*/true, {}, nullptr, std::max(4, options_.beam_size / 4));
+  SearchOutcome outcome{coarse.empty() ? ScheduleState(dag_) : coarse.front(), {}};
+  stats_.passes_completed = 1;
+
+  if (!coarse.empty()) {
+    const std::vector<bool> frozen = choose_frozen(coarse.front());
+    for (int pass = 0; pass < options_.passes && !out_of_time(); pass++) {
+      Beam fine = search_pass(/*coarse=*/false, frozen, &coarse.front(), options_.beam_size);
+      if (!fine.empty() && fine.front().complete() && fine.front().cost_ms < outcome.best.cost_ms)
+        outcome.best = fine.front();
+      stats_.passes_completed++;
+    }
+  }
+  stats_.time_ms = (now_s() - start) * 1e3;
+  outcome.stats = stats_;
+  return outcome;
+}
+
+ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
+  ScheduleState state(dag_);
+  OptionLimits limits;
+  for (int func : order_) {
+    std::vector<FuncDecision> options = decision_options(dag_, state, func, gpu_, limits);
+    // Retry other options if one makes a kernel invalid (shared memory, registers).
+    while (!options.empty()) {
+      size_t pick = size_t(rng() % options.size());
+      ScheduleState child = state;
+      child.decisions[func] = options[pick];
+      child.decided[func] = true;
+      child.num_decided++;
+      if (std::isfinite(evaluate(child))) {
+        state = std::move(child);
+        break;
+      }
+      options.erase(options.begin() + long(pick));
+    }
+  }
+  return state;
+}
+
+}  // namespace hlsched

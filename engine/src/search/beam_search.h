@@ -1,0 +1,65 @@
+// The search of Anderson et al. 2021 over ScheduleStates.
+//
+// Reading guide:
+//  1. Pass 0 (coarse): a beam search where every Func is only inlined or given its own kernel with
+//     the default tiling. It is fast and gives a complete schedule to fall back on.
+//  2. Freezing: the Funcs of the cheapest kernels keep their pass-0 decision; only the costliest
+//     ~log2(N) kernels and their producers are searched again.
+//  3. Passes 1..P (fine): beam search with every option (tilings, fusion into blocks and threads)
+//     for the unfrozen Funcs. Tilings that look alike (same structural hash) are grouped and only
+//     a few random representatives of each group are evaluated (hierarchical sampling).
+//  4. Every kernel cost goes through a memo keyed by what the kernel computes, so states sharing
+//     kernels (most of them) share the work, within a run and across runs.
+//  5. The search is anytime: when the time budget runs out, the current beam is completed
+//     greedily and the best complete schedule so far is returned.
+#pragma once
+
+#include <random>
+
+#include "hlsched/engine/autoscheduler.h"
+#include "hlsched/engine/gpu_profile.h"
+#include "search/cost_memo.h"
+#include "search/schedule_state.h"
+
+namespace hlsched {
+
+struct SearchOutcome {
+  ScheduleState best;
+  SearchStats stats;
+};
+
+class BeamSearch {
+public:
+  BeamSearch(const PipelineDag &dag, const GpuProfile &gpu, const AutoschedulerOptions &options, CostMemo &memo);
+
+  SearchOutcome run();
+
+  /// Cost of the decided part of a state (sum of its kernels); +inf when a kernel is invalid.
+  double evaluate(ScheduleState &state);
+
+  /// A complete state drawn by a random walk over the same options (for sampling and fuzzing).
+  ScheduleState random_walk(std::mt19937_64 &rng);
+
+private:
+  using Beam = std::vector<ScheduleState>;
+
+  Beam search_pass(bool coarse, const std::vector<bool> &frozen, const ScheduleState *frozen_source, int beam_size);
+  std::vector<FuncDecision> children(const ScheduleState &state, int func, bool coarse,
+                                     const std::vector<bool> &frozen, const ScheduleState *frozen_source);
+  std::vector<FuncDecision> sample(std::vector<FuncDecision> options);
+  Beam select(Beam candidates, int beam_size) const;
+  std::vector<bool> choose_frozen(const ScheduleState &coarse_best);
+  bool out_of_time() const;
+
+  const PipelineDag &dag_;
+  const GpuProfile &gpu_;
+  const AutoschedulerOptions &options_;
+  CostMemo &memo_;
+  std::vector<uint64_t> content_;
+  std::vector<int> order_;
+  std::mt19937_64 rng_;
+  SearchStats stats_;
+  double deadline_s_ = 0;
+};
+
+}  // namespace hlsched

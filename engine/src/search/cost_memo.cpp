@@ -1,0 +1,141 @@
+#include "search/cost_memo.h"
+
+#include <xxhash.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace hlsched {
+
+namespace {
+
+struct Hasher {
+  uint64_t h = 0x2545f4914f6cdd1dULL;
+  void add(uint64_t v) { h = XXH64(&v, sizeof v, h); }
+  void add(const std::string &s) { h = XXH64(s.data(), s.size(), h); }
+};
+
+// The file format: a magic line, then fixed-size records. Term names are stored once each.
+constexpr char kMagic[] = "hlsched-cost-memo-v1";
+const std::vector<std::string> &term_names() {
+  static const std::vector<std::string> names = {"compute", "dram", "l2", "l1", "shared_memory", "latency", "sync", "launch"};
+  return names;
+}
+const std::vector<std::string> &bound_names() {
+  static const std::vector<std::string> names = {"compute", "memory", "launch"};
+  return names;
+}
+
+}  // namespace
+
+std::vector<uint64_t> func_content_hashes(const PipelineDag &dag) {
+  std::map<std::string, uint64_t> by_name;
+  for (const InputNode &in : dag.inputs) {
+    Hasher h;
+    h.add(in.name);
+    for (const Span &s : in.estimate) h.add(uint64_t(s.min)), h.add(uint64_t(s.extent()));
+    h.add(uint64_t(in.type.bits()) * 16 + uint64_t(in.type.code()));
+    by_name[in.name] = h.h;
+  }
+  std::vector<uint64_t> hashes(dag.funcs.size());
+  for (size_t i = 0; i < dag.funcs.size(); i++) {  // producers first
+    const FuncNode &f = dag.funcs[i];
+    Hasher h;
+    for (const Span &s : f.region) h.add(uint64_t(s.min)), h.add(uint64_t(s.extent()));
+    for (const StageNode &stage : f.stages) {
+      h.add(stage.definition);
+      for (const ProducerAccess &a : stage.accesses) {
+        auto it = by_name.find(a.producer);
+        if (it != by_name.end()) h.add(it->second);
+      }
+    }
+    h.add(uint64_t(f.is_output));
+    hashes[i] = h.h;
+    by_name[f.name] = h.h;
+  }
+  return hashes;
+}
+
+uint64_t CostMemo::kernel_key(const PipelineDag &dag, const std::vector<uint64_t> &content, const ScheduleState &state,
+                              int root, int stage, const std::string &gpu_name) const {
+  Hasher h;
+  h.add(gpu_name);
+  h.add(content[root]);
+  h.add(uint64_t(stage));
+  for (const StageTiling &t : state.decisions[root].tilings)
+    for (size_t i = 0; i < t.vars.size(); i++) h.add(uint64_t(t.threads[i] * 1024 + t.serial[i]));
+  // Everything the kernel reaches and how: computed inside (inline/fused) or read from memory.
+  std::vector<int> pending = {root};
+  std::vector<bool> seen(dag.funcs.size(), false);
+  seen[root] = true;
+  while (!pending.empty()) {
+    int c = pending.back();
+    pending.pop_back();
+    for (const std::string &p_name : dag.funcs[c].producers) {
+      int p = dag.index_of(p_name);
+      if (p < 0 || seen[p]) continue;
+      seen[p] = true;
+      const bool decided = state.decided[p];
+      const FuncDecision &d = state.decisions[p];
+      const bool inside = decided && (d.level == ComputeLevel::Inline ||
+                                      ((d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) &&
+                                       d.kernel_root == root));
+      h.add(content[p]);
+      h.add(inside ? uint64_t(d.level) + 1 : 0);
+      if (inside) pending.push_back(p);
+    }
+  }
+  return h.h;
+}
+
+const KernelCost *CostMemo::find(uint64_t key) const {
+  auto it = costs_.find(key);
+  return it == costs_.end() ? nullptr : &it->second;
+}
+
+void CostMemo::insert(uint64_t key, const KernelCost &cost) { costs_.emplace(key, cost); }
+
+size_t CostMemo::load(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string magic;
+  if (!in || !std::getline(in, magic) || magic != kMagic) return 0;
+  size_t loaded = 0;
+  while (true) {
+    uint64_t key;
+    double values[10];
+    if (!in.read(reinterpret_cast<char *>(&key), sizeof key) || !in.read(reinterpret_cast<char *>(values), sizeof values)) break;
+    KernelCost cost;
+    for (size_t t = 0; t < term_names().size(); t++) cost.terms_ms[term_names()[t]] = values[t];
+    cost.total_ms = values[8];
+    size_t bound = size_t(values[9]);
+    cost.bound = bound < bound_names().size() ? bound_names()[bound] : "memory";
+    costs_.emplace(key, cost);
+    loaded++;
+  }
+  return loaded;
+}
+
+void CostMemo::save(const std::string &path) const {
+  // Written to a temporary name and renamed, so a concurrent reader never sees half a file.
+  const std::string temporary = path + ".tmp" + std::to_string(std::hash<std::string>{}(path) ^ uintptr_t(this));
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << kMagic << "\n";
+    for (const auto &[key, cost] : costs_) {
+      double values[10];
+      for (size_t t = 0; t < term_names().size(); t++) {
+        auto it = cost.terms_ms.find(term_names()[t]);
+        values[t] = it == cost.terms_ms.end() ? 0 : it->second;
+      }
+      values[8] = cost.total_ms;
+      values[9] = double(std::find(bound_names().begin(), bound_names().end(), cost.bound) - bound_names().begin());
+      out.write(reinterpret_cast<const char *>(&key), sizeof key);
+      out.write(reinterpret_cast<const char *>(values), sizeof values);
+    }
+  }
+  std::error_code ignored;
+  std::filesystem::rename(temporary, path, ignored);
+}
+
+}  // namespace hlsched

@@ -1,0 +1,41 @@
+// Memoized kernel costs, keyed by what a kernel computes, not by object addresses: the content of
+// its stage, its tiling, and the content and placement of every Func it reaches. Costs found for
+// one pipeline are reused for another that shares kernels (the daemon's next edit) when loaded
+// from and saved to a file.
+//
+// Threading: one search (one thread) at a time per memo.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cost/gpu_cost_model.h"
+#include "search/schedule_state.h"
+
+namespace hlsched {
+
+/// Per-Func hashes of what it computes: its definitions, types and region, and (recursively) the
+/// contents of its producers and inputs. Unchanged Funcs keep their hash across edits.
+std::vector<uint64_t> func_content_hashes(const PipelineDag &dag);
+
+class CostMemo {
+public:
+  /// The key of the kernel computing `stage` of Root Func `root` in `state`.
+  uint64_t kernel_key(const PipelineDag &dag, const std::vector<uint64_t> &content, const ScheduleState &state,
+                      int root, int stage, const std::string &gpu_name) const;
+
+  const KernelCost *find(uint64_t key) const;
+  void insert(uint64_t key, const KernelCost &cost);
+  size_t size() const { return costs_.size(); }
+
+  /// Loads entries saved by save(); returns how many (0 for a missing or foreign file).
+  size_t load(const std::string &path);
+  void save(const std::string &path) const;
+
+private:
+  std::unordered_map<uint64_t, KernelCost> costs_;
+};
+
+}  // namespace hlsched

@@ -1,0 +1,239 @@
+#include "search/decision_options.h"
+
+#include <algorithm>
+
+#include "cost/kernel_model.h"
+
+namespace hlsched {
+
+namespace {
+
+int64_t ceil_pow2(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+int64_t arithmetic_ops(const StageNode &stage) {
+  int64_t n = 0;
+  for (const auto &[key, count] : stage.ops)
+    if (key.rfind("load.", 0) != 0 && key.rfind("store.", 0) != 0) n += count;
+  return n;
+}
+
+StageTiling empty_tiling(const StageNode &stage, int stage_index) {
+  StageTiling t;
+  for (const LoopDim &loop : stage.loops) {
+    if (loop.is_rvar || (stage_index > 0 && !loop.is_pure)) continue;
+    t.vars.push_back(loop.var);
+    t.extents.push_back(std::max<int64_t>(1, loop.estimate.extent()));
+  }
+  t.threads.assign(t.vars.size(), 1);
+  t.serial.assign(t.vars.size(), 1);
+  t.in_thread.assign(t.vars.size(), false);
+  t.single_thread = t.vars.empty();
+  return t;
+}
+
+// The loops that get GPU threads: the innermost with extent > 1, and the next one.
+std::vector<size_t> thread_loops(const StageTiling &t) {
+  std::vector<size_t> loops;
+  for (size_t i = 0; i < t.vars.size() && loops.size() < 2; i++)
+    if (t.extents[i] > 1) loops.push_back(i);
+  if (loops.empty() && !t.vars.empty()) loops.push_back(0);
+  return loops;
+}
+
+bool inline_is_legal(const FuncNode &f) {
+  return !f.is_output && !f.has_extern_definition && f.stages.size() == 1 && !f.consumers.empty();
+}
+
+// Inlining a Func read at many points per consumer point recomputes it at each: only worth
+// considering when it is cheap or read pointwise.
+bool inline_is_sensible(const PipelineDag &dag, const FuncNode &f) {
+  int64_t calls = 0;
+  bool pointwise = true;
+  for (const std::string &consumer : f.consumers)
+    for (const StageNode &s : dag.find(consumer)->stages)
+      for (const ProducerAccess &a : s.accesses)
+        if (a.producer == f.name) {
+          calls += a.calls_per_point;
+          pointwise = pointwise && a.is_pointwise && a.calls_per_point == 1;
+        }
+  const int64_t ops = arithmetic_ops(f.stages[0]);
+  return pointwise || f.is_boundary_condition || ops <= 6 || calls * ops <= 40;
+}
+
+bool fusion_is_legal(const FuncNode &f) {
+  return !f.is_output && !f.has_extern_definition && f.stages.size() == 1 && !f.stages[0].has_rvars();
+}
+
+bool kernel_accepts_fusion(const PipelineDag &dag, const ScheduleState &state, int root) {
+  const FuncDecision &d = state.decisions[root];
+  return d.level == ComputeLevel::Root && dag.funcs[root].stages.size() == 1 && d.tilings.size() == 1 &&
+         !d.tilings[0].single_thread;
+}
+
+// Whether every use of `func` is by the kernel's own stage (possibly through inlined Funcs), not
+// by a Func fused into the block: a per-thread value is not visible to block-level stages.
+bool only_root_consumes(const PipelineDag &dag, const ScheduleState &state, int func, int root, int depth = 0) {
+  if (depth > 64) return false;
+  for (const std::string &name : dag.funcs[func].consumers) {
+    int c = dag.index_of(name);
+    if (c == root) continue;
+    if (!state.decided[c] || state.decisions[c].level != ComputeLevel::Inline) return false;
+    if (!only_root_consumes(dag, state, c, root, depth + 1)) return false;
+  }
+  return true;
+}
+
+double region_points(const FuncNode &f) {
+  double n = 1;
+  for (const Span &s : f.region) n *= double(std::max<int64_t>(1, s.extent()));
+  return n;
+}
+
+}  // namespace
+
+std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse) {
+  StageTiling base = empty_tiling(stage, stage_index);
+  if (base.single_thread) return {base};
+  const std::vector<size_t> loops = thread_loops(base);
+  const size_t i0 = loops[0];
+  const int64_t cap0 = ceil_pow2(base.extents[i0]);
+  const int64_t cap1 = loops.size() > 1 ? ceil_pow2(base.extents[loops[1]]) : 1;
+
+  std::vector<StageTiling> options;
+  auto add = [&](int64_t t0, int64_t t1, int64_t s1, int small_loop) {
+    StageTiling t = base;
+    t.threads[i0] = t0;
+    if (loops.size() > 1) {
+      t.threads[loops[1]] = t1;
+      t.serial[loops[1]] = s1;
+    }
+    if (small_loop >= 0) t.in_thread[small_loop] = true;
+    const int64_t threads = t.threads_per_block();
+    if (threads > gpu.max_threads_per_block) return;
+    // At least a warp per block when the loops allow it.
+    if (threads < std::min<int64_t>(gpu.warp_size, cap0 * cap1)) return;
+    options.push_back(t);
+  };
+
+  // The default first: 32 wide along the coalescing loop, up to 256 threads.
+  const int64_t d0 = std::min<int64_t>(32, cap0);
+  const int64_t d1 = loops.size() > 1 ? std::min<int64_t>(256 / d0, cap1) : 1;
+  add(d0, d1, 1, -1);
+  if (coarse) return options;
+
+  // A small loop (channels, taps) that could run whole inside each thread instead of as blocks.
+  int small_loop = -1;
+  for (size_t i = 0; i < base.vars.size(); i++)
+    if (std::find(loops.begin(), loops.end(), i) == loops.end() && base.extents[i] > 1 && base.extents[i] <= 4)
+      small_loop = int(i);
+
+  std::vector<int64_t> widths;
+  for (int64_t t0 : {16, 32, 64, 128, 256})
+    if (t0 <= cap0) widths.push_back(t0);
+  if (widths.empty()) widths.push_back(cap0);
+  std::vector<int> small_choices = {-1};
+  if (small_loop >= 0) small_choices.push_back(small_loop);
+  for (int64_t t0 : widths)
+    for (int64_t t1 : {1, 2, 4, 8, 16, 32}) {
+      if (t1 > cap1) continue;
+      for (int64_t s1 : {1, 2, 4, 8}) {
+        if (t1 * s1 > cap1) continue;
+        for (int small : small_choices) add(t0, t1, s1, small);
+      }
+    }
+  // Drop duplicates (small extents collapse several choices into one).
+  std::vector<StageTiling> unique;
+  for (const StageTiling &t : options) {
+    bool seen = std::any_of(unique.begin(), unique.end(), [&](const StageTiling &u) {
+      return u.threads == t.threads && u.serial == t.serial;
+    });
+    if (!seen) unique.push_back(t);
+  }
+  return unique;
+}
+
+StageTiling update_tiling(const StageNode &update, const StageTiling &pure, const GpuProfile &gpu) {
+  StageTiling t = empty_tiling(update, update.index);
+  if (t.single_thread) return t;
+  bool any = false;
+  for (size_t i = 0; i < t.vars.size(); i++)
+    for (size_t j = 0; j < pure.vars.size(); j++)
+      if (pure.vars[j] == t.vars[i] && pure.threads[j] > 1) {
+        t.threads[i] = std::min(pure.threads[j], ceil_pow2(t.extents[i]));
+        any = true;
+      }
+  if (!any || t.threads_per_block() < 2) return tiling_options(update, update.index, gpu, true).front();
+  return t;
+}
+
+int consuming_kernel(const PipelineDag &dag, const ScheduleState &state, int func) {
+  int kernel = -1;
+  std::vector<int> pending = {func};
+  std::vector<bool> seen(dag.funcs.size(), false);
+  while (!pending.empty()) {
+    int f = pending.back();
+    pending.pop_back();
+    for (const std::string &name : dag.funcs[f].consumers) {
+      int c = dag.index_of(name);
+      if (c < 0 || seen[c]) continue;
+      seen[c] = true;
+      if (!state.decided[c]) return -1;
+      const FuncDecision &d = state.decisions[c];
+      int k = -1;
+      if (d.level == ComputeLevel::Inline) {
+        pending.push_back(c);
+        continue;
+      }
+      k = d.level == ComputeLevel::Root ? c : d.kernel_root;
+      if (kernel >= 0 && kernel != k) return -1;
+      kernel = k;
+    }
+  }
+  return kernel;
+}
+
+std::vector<FuncDecision> decision_options(const PipelineDag &dag, const ScheduleState &state, int func,
+                                           const GpuProfile &gpu, const OptionLimits &limits) {
+  const FuncNode &f = dag.funcs[func];
+  std::vector<FuncDecision> options;
+  if (f.has_extern_definition) {
+    options.push_back(FuncDecision{ComputeLevel::Root, -1, {}});
+    return options;
+  }
+  if (inline_is_legal(f) && inline_is_sensible(dag, f)) options.push_back(FuncDecision{ComputeLevel::Inline});
+
+  for (const StageTiling &tiling : tiling_options(f.stages[0], 0, gpu, limits.coarse)) {
+    FuncDecision root{ComputeLevel::Root, -1, {tiling}};
+    for (size_t s = 1; s < f.stages.size(); s++) root.tilings.push_back(update_tiling(f.stages[s], tiling, gpu));
+    options.push_back(root);
+  }
+  if (limits.coarse || !fusion_is_legal(f)) return options;
+
+  const int kernel = consuming_kernel(dag, state, func);
+  if (kernel < 0 || !kernel_accepts_fusion(dag, state, kernel)) return options;
+  const double needed = region_points(f);
+  for (ComputeLevel level : {ComputeLevel::Block, ComputeLevel::Thread}) {
+    if (level == ComputeLevel::Thread && !only_root_consumes(dag, state, func, kernel)) continue;
+    ScheduleState trial = state;
+    trial.decisions[func] = FuncDecision{level, kernel, {}};
+    trial.decided[func] = true;
+    KernelModel km = build_kernel_model(dag, trial, kernel, 0, gpu);
+    if (!km.valid) continue;
+    bool acceptable = true;
+    for (const FusedFunc &fused : km.fused) {
+      if (fused.func != func) continue;
+      const double recompute = fused.points_per_block * km.blocks / std::max(1.0, needed);
+      if (recompute > limits.max_recompute) acceptable = false;
+      if (level == ComputeLevel::Thread && fused.points_per_block / km.threads_per_block > limits.max_thread_points)
+        acceptable = false;
+    }
+    if (acceptable) options.push_back(trial.decisions[func]);
+  }
+  return options;
+}
+
+}  // namespace hlsched

@@ -1,0 +1,35 @@
+// The legal next decisions for one Func of a state: inline, its own kernel with one of many GPU
+// tilings, or fused into the kernel that consumes it (per block in shared memory, per thread in
+// registers). Limits come from the GPU profile; clearly wasteful options are pruned here so the
+// search never sees them.
+#pragma once
+
+#include <vector>
+
+#include "hlsched/engine/gpu_profile.h"
+#include "search/schedule_state.h"
+
+namespace hlsched {
+
+struct OptionLimits {
+  bool coarse = false;           ///< first pass: only inline or root with the default tiling
+  double max_recompute = 10;     ///< fused Funcs: computed points / needed points
+  double max_thread_points = 64; ///< thread-level fusion: points per thread
+};
+
+/// Candidate GPU tilings of one stage. The first is the default (32 wide, 256 threads).
+std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse);
+
+/// The tiling of an update stage, following the tiling chosen for the pure stage.
+StageTiling update_tiling(const StageNode &update, const StageTiling &pure, const GpuProfile &gpu);
+
+/// The children of `state` for DAG Func `func` (which must be the next undecided one). Every
+/// returned decision is legal in Halide and within the profile's limits.
+std::vector<FuncDecision> decision_options(const PipelineDag &dag, const ScheduleState &state, int func,
+                                           const GpuProfile &gpu, const OptionLimits &limits);
+
+/// The single kernel that consumes `func` in `state` (through inlined consumers), or -1 when its
+/// consumers live in several kernels (or none is decided yet).
+int consuming_kernel(const PipelineDag &dag, const ScheduleState &state, int func);
+
+}  // namespace hlsched

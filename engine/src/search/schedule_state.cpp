@@ -1,0 +1,111 @@
+#include "search/schedule_state.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+
+namespace hlsched {
+
+namespace {
+
+struct Hasher {
+  uint64_t h = 0x9e3779b97f4a7c15ULL;
+  void add(uint64_t v) { h = XXH64(&v, sizeof v, h); }
+};
+
+}  // namespace
+
+int64_t StageTiling::threads_per_block() const {
+  int64_t n = 1;
+  for (int64_t t : threads) n *= t;
+  return n;
+}
+
+int64_t StageTiling::blocks() const {
+  int64_t n = 1;
+  for (size_t i = 0; i < vars.size(); i++) {
+    if (in_thread[i]) continue;
+    int64_t tile_size = tiled(i) ? tile(i) : 1;
+    n *= (std::max<int64_t>(1, extents[i]) + tile_size - 1) / tile_size;
+  }
+  return n;
+}
+
+int64_t StageTiling::points_per_thread() const {
+  int64_t n = 1;
+  for (size_t i = 0; i < serial.size(); i++) n *= in_thread[i] ? extents[i] : serial[i];
+  return n;
+}
+
+int StageTiling::innermost_thread_loop() const {
+  for (size_t i = 0; i < threads.size(); i++)
+    if (threads[i] > 1) return int(i);
+  return -1;
+}
+
+ScheduleState::ScheduleState(const PipelineDag &dag)
+    : decisions(dag.funcs.size()), decided(dag.funcs.size(), false) {}
+
+std::vector<int> ScheduleState::decision_order(const PipelineDag &dag) {
+  std::vector<int> order;
+  for (int i = int(dag.funcs.size()) - 1; i >= 0; i--) order.push_back(i);
+  return order;
+}
+
+uint64_t ScheduleState::exact_hash() const {
+  Hasher hasher;
+  for (size_t i = 0; i < decisions.size(); i++) {
+    if (!decided[i]) continue;
+    const FuncDecision &d = decisions[i];
+    hasher.add(i);
+    hasher.add(uint64_t(d.level));
+    hasher.add(uint64_t(d.kernel_root + 1));
+    for (const StageTiling &t : d.tilings) {
+      hasher.add(t.single_thread);
+      for (size_t k = 0; k < t.vars.size(); k++) {
+        hasher.add(uint64_t(t.threads[k]));
+        hasher.add(uint64_t(t.serial[k]));
+        hasher.add(uint64_t(t.in_thread[k]));
+      }
+    }
+  }
+  return hasher.h;
+}
+
+uint64_t ScheduleState::structural_hash() const {
+  Hasher hasher;
+  for (size_t i = 0; i < decisions.size(); i++) {
+    if (!decided[i]) continue;
+    const FuncDecision &d = decisions[i];
+    hasher.add(i);
+    hasher.add(uint64_t(d.level));
+    hasher.add(uint64_t(d.kernel_root + 1));
+    for (const StageTiling &t : d.tilings)
+      for (size_t k = 0; k < t.vars.size(); k++)
+        hasher.add((t.threads[k] > 1) * 4 + (t.serial[k] > 1) * 2 + t.in_thread[k]);
+  }
+  return hasher.h;
+}
+
+std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
+  switch (d.level) {
+    case ComputeLevel::Inline: return "inlined into its consumers";
+    case ComputeLevel::Block: return "computed per GPU block of " + dag.funcs[d.kernel_root].name + ", in shared memory";
+    case ComputeLevel::Thread: return "computed per GPU thread of " + dag.funcs[d.kernel_root].name + ", in registers";
+    case ComputeLevel::Root: break;
+  }
+  if (d.tilings.empty()) return "own kernel";
+  const StageTiling &t = d.tilings.front();
+  if (t.single_thread) return "own kernel, one GPU thread";
+  std::string threads, serial;
+  for (size_t i = 0; i < t.vars.size(); i++) {
+    if (t.threads[i] > 1) threads += (threads.empty() ? "" : "x") + std::to_string(t.threads[i]);
+    if (t.in_thread[i]) serial += (serial.empty() ? "" : ", ") + std::string("all ") + t.vars[i];
+    else if (t.serial[i] > 1) serial += (serial.empty() ? "" : ", ") + std::to_string(t.serial[i]) + " " + t.vars[i];
+  }
+  std::string text = "own kernel, " + (threads.empty() ? std::string("1") : threads) + " threads per block";
+  if (!serial.empty()) text += ", " + serial + " per thread";
+  return text;
+}
+
+}  // namespace hlsched

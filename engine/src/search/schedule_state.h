@@ -1,0 +1,69 @@
+// A node of the search: a partial or complete GPU schedule, decided Func by Func from the outputs
+// back to the inputs.
+//
+// Per Func: inline; its own kernel (Root) with a GPU tiling of each stage; or fused into the kernel
+// of a Root Func, computed per GPU block (storage in shared memory) or per GPU thread (registers).
+// The state holds only decisions; what they imply (regions per block, footprints, costs) is derived
+// by kernel_model.h and gpu_cost_model.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hlsched/engine/pipeline_dag.h"
+#include "hlsched/engine/schedule_spec.h"
+
+namespace hlsched {
+
+/// How one stage's parallel loops map onto the GPU. Loops are the stage's parallel (pure) loops,
+/// innermost first. A tiled loop (threads > 1 or serial > 1) is split into GPU blocks x threads x
+/// serial points per thread; an `in_thread` loop (a small one: channels, taps) runs whole inside
+/// each thread; any other loop becomes a GPU block dimension.
+struct StageTiling {
+  std::vector<std::string> vars;   ///< parallel loops, innermost first
+  std::vector<int64_t> extents;    ///< their estimated extents
+  std::vector<int64_t> threads;    ///< GPU threads along each loop (1: none)
+  std::vector<int64_t> serial;     ///< points per thread along each loop (register blocking)
+  std::vector<bool> in_thread;     ///< the whole loop runs inside each thread
+  bool single_thread = false;      ///< nothing parallel (a scan or scatter): one GPU thread
+
+  int64_t threads_per_block() const;
+  int64_t tile(size_t i) const { return threads[i] * serial[i]; }
+  bool tiled(size_t i) const { return !in_thread[i] && (threads[i] > 1 || serial[i] > 1); }
+  int64_t blocks() const;            ///< number of GPU blocks
+  int64_t points_per_thread() const;
+  /// Index of the innermost thread loop (the coalescing dimension), or -1.
+  int innermost_thread_loop() const;
+};
+
+struct FuncDecision {
+  ComputeLevel level = ComputeLevel::Inline;
+  int kernel_root = -1;                ///< Block/Thread: DAG index of the Root Func computing it
+  std::vector<StageTiling> tilings;    ///< Root: one per stage
+};
+
+class ScheduleState {
+public:
+  explicit ScheduleState(const PipelineDag &dag);
+
+  /// DAG indices in decision order: consumers before producers.
+  static std::vector<int> decision_order(const PipelineDag &dag);
+
+  bool complete() const { return num_decided == int(decisions.size()); }
+
+  std::vector<FuncDecision> decisions;  ///< by DAG index
+  std::vector<bool> decided;
+  int num_decided = 0;
+  double cost_ms = 0;                   ///< of the decided part
+
+  /// Hash of every decision (two states with equal hashes are the same schedule).
+  uint64_t exact_hash() const;
+  /// Hash of the decisions' structure without tile sizes, for diversity and sampling groups.
+  uint64_t structural_hash() const;
+};
+
+/// Human-readable one-line description of a decision ("root 32x8 threads, 4 rows/thread").
+std::string describe_decision(const PipelineDag &dag, const FuncDecision &decision);
+
+}  // namespace hlsched

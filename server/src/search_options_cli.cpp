@@ -1,0 +1,36 @@
+#include "search_options_cli.h"
+
+#include <sstream>
+
+namespace hlsched::server {
+
+void add_search_options(CLI::App *command, AutoschedulerOptions &o) {
+  command->add_option("--strategy", o.strategy, "Search strategy: beam (default) or simple");
+  command->add_option("--beam-size", o.beam_size, "States kept per step of the beam search")->check(CLI::PositiveNumber);
+  command->add_option("--passes", o.passes, "Fine passes after the coarse inline/root pass")->check(CLI::NonNegativeNumber);
+  command->add_flag("--no-freeze{false}", o.freeze, "Search every stage in every pass (no two-phase freezing)");
+  command->add_flag("--no-sampling{false}", o.sampling, "Evaluate every tiling (no hierarchical sampling)");
+  command->add_flag("--no-memo{false}", o.memo, "Recompute every kernel cost (no memoization)");
+  command->add_option("--seed", o.seed, "Seed of the search's random choices");
+  command->add_option("--time-budget", o.time_budget_s, "Seconds the search may take (it returns the best so far)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--memo-file", o.memo_path, "Load the cost memo from this file and save it back");
+}
+
+std::vector<std::string> search_option_args(const AutoschedulerOptions &o) {
+  auto number = [](double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+  };
+  std::vector<std::string> args = {"--strategy", o.strategy, "--beam-size", std::to_string(o.beam_size),
+                                   "--passes", std::to_string(o.passes), "--seed", std::to_string(o.seed),
+                                   "--time-budget", number(o.time_budget_s)};
+  if (!o.freeze) args.push_back("--no-freeze");
+  if (!o.sampling) args.push_back("--no-sampling");
+  if (!o.memo) args.push_back("--no-memo");
+  if (!o.memo_path.empty()) args.insert(args.end(), {"--memo-file", o.memo_path});
+  return args;
+}
+
+}  // namespace hlsched::server
