@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "bench/bench_command.h"
 #include "generator_analysis.h"
 #include "hlsched/engine/gpu_profile.h"
 #include "logging.h"
@@ -159,6 +160,11 @@ int main(int argc, char **argv) {
   lower->add_option("--target", lower_target, "Halide target (default: the GPU profile's)");
   lower->add_option("--stmt-out", lower_stmt, "Write the lowered program here");
 
+  hlsched::server::bench::BenchCommand bench_command;
+  CLI::App *bench = bench_command.add_to(app);
+  hlsched::server::bench::ReportCommand report_command;
+  CLI::App *report = report_command.add_to(app);
+
   hlsched::server::WorkerRequest worker_request;
   std::vector<std::string> worker_params;
   CLI::App *worker = app.add_subcommand("worker", "(internal) analyze a compiled generator in this process");
@@ -187,6 +193,8 @@ int main(int argc, char **argv) {
     if (*schedule) return run_schedule(schedule_options, search_options, verify, stmt_out);
     if (*dag) return run_dag(dag_options);
     if (*lower) return run_lower(lower_options, lower_target, lower_stmt);
+    if (*bench) return bench_command.run();
+    if (*report) return report_command.run();
     if (*worker) {
       for (const auto &p : worker_params) worker_request.params.insert(hlsched::server::parse_param(p));
       return hlsched::server::run_worker_task(worker_request);
