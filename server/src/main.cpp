@@ -131,6 +131,35 @@ int run_lower(const SourceOptions &options, const std::string &target, const std
   return 0;
 }
 
+int run_sample(const SourceOptions &options, int count, uint64_t seed) {
+  AnalysisRequest request = options.request("sample");
+  request.sample_count = count;
+  request.sample_seed = seed;
+  AnalysisOutcome outcome = hlsched::server::analyze_generator(request);
+  if (!outcome.ok()) return report_failure(outcome, options.json);
+  if (options.json) {
+    std::cout << outcome.result.dump(2) << "\n";
+    return 0;
+  }
+  int i = 0;
+  for (const json &s : outcome.result["samples"])
+    std::cout << "// ---- sample " << i++ << ": predicted " << s.value("predicted_runtime_ms", 0.0) << " ms ----\n"
+              << s.value("schedule_code", "") << "\n";
+  return 0;
+}
+
+int run_options_bench(const SourceOptions &options) {
+  AnalysisOutcome outcome = hlsched::server::analyze_generator(options.request("options-bench"));
+  if (!outcome.ok()) return report_failure(outcome, false);
+  const json &r = outcome.result;
+  std::cout << r.value("generator", "?") << " (" << r.value("funcs", 0) << " Funcs): "
+            << int64_t(r.value("children_per_second", 0.0)) << " children/s, "
+            << int64_t(r.value("states_costed_per_second", 0.0)) << " states costed/s (no memo), "
+            << int64_t(r.value("hashes_per_second", 0.0)) << " state hashes/s over " << r.value("children", 0)
+            << " children in " << r.value("seconds", 0.0) << " s\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -155,6 +184,18 @@ int main(int argc, char **argv) {
 
   SourceOptions lower_options;
   std::string lower_target, lower_stmt;
+  SourceOptions sample_options;
+  int sample_count = 10;
+  uint64_t sample_seed = 0;
+  CLI::App *sample = app.add_subcommand("sample", "Draw random schedules by random walks over the search's options");
+  sample_options.add_to(sample);
+  sample->add_option("--count", sample_count, "How many schedules")->check(CLI::PositiveNumber);
+  sample->add_option("--seed", sample_seed, "Seed: the same seed draws the same schedules");
+
+  SourceOptions options_bench_options;
+  CLI::App *options_bench = app.add_subcommand("options-bench", "Measure the schedule space's throughput (children, costs, hashes per second)");
+  options_bench_options.add_to(options_bench, /*with_json=*/false);
+
   CLI::App *lower = app.add_subcommand("lower", "Compile a generator with its own schedule for a target (checks a pasted schedule)");
   lower_options.add_to(lower);
   lower->add_option("--target", lower_target, "Halide target (default: the GPU profile's)");
@@ -180,6 +221,8 @@ int main(int argc, char **argv) {
   worker->add_option("--stmt-out", worker_request.stmt_path);
   worker->add_flag("--verify", worker_request.verify);
   worker->add_option("--schedule", worker_request.schedule_path);
+  worker->add_option("--count", worker_request.sample_count);
+  worker->add_option("--sample-seed", worker_request.sample_seed);
 
   try {
     app.parse(argc, argv);
@@ -193,6 +236,8 @@ int main(int argc, char **argv) {
     if (*schedule) return run_schedule(schedule_options, search_options, verify, stmt_out);
     if (*dag) return run_dag(dag_options);
     if (*lower) return run_lower(lower_options, lower_target, lower_stmt);
+    if (*sample) return run_sample(sample_options, sample_count, sample_seed);
+    if (*options_bench) return run_options_bench(options_bench_options);
     if (*bench) return bench_command.run();
     if (*report) return report_command.run();
     if (*worker) {

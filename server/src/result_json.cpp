@@ -102,6 +102,12 @@ json to_json(const ScheduleResult &result) {
           {"search",
            {{"time_ms", result.search.time_ms},
             {"states_evaluated", result.search.states_evaluated},
+            {"kernels_costed", result.search.kernels_costed},
+            {"memo_hits", result.search.memo_hits},
+            {"memo_entries_loaded", result.search.memo_entries_loaded},
+            {"frozen_funcs", result.search.frozen_funcs},
+            {"passes_completed", result.search.passes_completed},
+            {"budget_exhausted", result.search.budget_exhausted},
             {"strategy", result.search.strategy}}}};
 }
 

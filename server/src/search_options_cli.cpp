@@ -8,9 +8,11 @@ void add_search_options(CLI::App *command, AutoschedulerOptions &o) {
   command->add_option("--strategy", o.strategy, "Search strategy: beam (default) or simple");
   command->add_option("--beam-size", o.beam_size, "States kept per step of the beam search")->check(CLI::PositiveNumber);
   command->add_option("--passes", o.passes, "Fine passes after the coarse inline/root pass")->check(CLI::NonNegativeNumber);
-  command->add_flag("--no-freeze{false}", o.freeze, "Search every stage in every pass (no two-phase freezing)");
-  command->add_flag("--no-sampling{false}", o.sampling, "Evaluate every tiling (no hierarchical sampling)");
-  command->add_flag("--no-memo{false}", o.memo, "Recompute every kernel cost (no memoization)");
+  command->add_flag_callback("--no-freeze", [&o] { o.freeze = false; },
+                             "Search every stage in every pass (no two-phase freezing)");
+  command->add_flag_callback("--no-sampling", [&o] { o.sampling = false; },
+                             "Evaluate every tiling (no hierarchical sampling)");
+  command->add_flag_callback("--no-memo", [&o] { o.memo = false; }, "Recompute every kernel cost (no memoization)");
   command->add_option("--seed", o.seed, "Seed of the search's random choices");
   command->add_option("--time-budget", o.time_budget_s, "Seconds the search may take (it returns the best so far)")
       ->check(CLI::PositiveNumber);

@@ -11,6 +11,7 @@
 #include "hlsched/engine/generator_instance.h"
 #include "hlsched/engine/gpu_profile.h"
 #include "hlsched/engine/pipeline_dag.h"
+#include "hlsched/engine/search_benchmarks.h"
 #include "result_json.h"
 #include "schedule_json.h"
 
@@ -86,6 +87,25 @@ json run_task(const WorkerRequest &request) {
     json out = to_json(dag);
     out["generator"] = name;
     return out;
+  }
+  if (request.task == "sample") {
+    AutoschedulerOptions options = request.search;
+    options.gpu_profile = request.gpu_profile;
+    json samples = json::array();
+    for (const ScheduleResult &r : sample_schedules(inst.pipeline, dag, options, request.sample_count, request.sample_seed)) {
+      json entry = to_json(r);
+      entry.erase("search");
+      samples.push_back(entry);
+    }
+    return {{"generator", name}, {"seed", request.sample_seed}, {"samples", samples}};
+  }
+  if (request.task == "options-bench") {
+    AutoschedulerOptions options = request.search;
+    options.gpu_profile = request.gpu_profile;
+    OptionThroughput t = measure_option_throughput(dag, options, 3.0);
+    return {{"generator", name}, {"funcs", dag.funcs.size()}, {"children", t.children}, {"seconds", t.seconds},
+            {"children_per_second", t.children_per_second}, {"states_costed_per_second", t.states_costed_per_second},
+            {"hashes_per_second", t.hashes_per_second}};
   }
   if (request.task != "schedule") throw std::invalid_argument("unknown worker task '" + request.task + "'");
 

@@ -6,7 +6,9 @@
 // Loading the library registers "Hlsched". The schedule is applied to the pipeline directly and
 // written, as compilable C++, where Halide's plugins write theirs (the `schedule` emit option).
 // Halide 14's plugin interface passes only MachineParams, so the other knobs come from the
-// HLSCHED_OPTIONS environment variable ("gpu=a100,strategy=simple"), using the CLI's names.
+// HLSCHED_OPTIONS environment variable ("gpu=a100,beam_size=16,no_freeze"), using the CLI's
+// names (dashes may be written as underscores).
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
@@ -28,9 +30,22 @@ AutoschedulerOptions options_from_environment() {
     if (item.empty()) continue;
     auto eq = item.find('=');
     std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    std::replace(key.begin(), key.end(), '_', '-');
+    auto number = [&] { return std::stod(value); };
     if (key == "gpu") options.gpu_profile = value;
     else if (key == "strategy") options.strategy = value;
-    else throw std::invalid_argument("HLSCHED_OPTIONS: unknown option '" + key + "' (gpu, strategy)");
+    else if (key == "beam-size") options.beam_size = int(number());
+    else if (key == "passes") options.passes = int(number());
+    else if (key == "no-freeze") options.freeze = false;
+    else if (key == "no-sampling") options.sampling = false;
+    else if (key == "no-memo") options.memo = false;
+    else if (key == "seed") options.seed = uint64_t(number());
+    else if (key == "time-budget") options.time_budget_s = number();
+    else if (key == "memo-file") options.memo_path = value;
+    else
+      throw std::invalid_argument("HLSCHED_OPTIONS: unknown option '" + key +
+                                  "' (gpu, strategy, beam-size, passes, no-freeze, no-sampling, no-memo, seed, "
+                                  "time-budget, memo-file)");
   }
   return options;
 }

@@ -1,6 +1,8 @@
 #include "schedule/simple_scheduler.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace hlsched {
 
@@ -108,14 +110,62 @@ bool should_inline(const PipelineDag &dag, const FuncNode &func) {
   return func.is_boundary_condition || arithmetic_ops(func.stages[0]) <= 4;
 }
 
+namespace {
+
+// Inlining copies a Func's expression into every call site of its consumers, so cheap stencils
+// inlined into one another grow exponentially (ten 2-tap stages put 1024 loads of the first into
+// one kernel, and Halide's lowering then takes minutes). These bound the loads a Func expands to
+// once its inlined producers are substituted, and the loads it adds to any one consumer.
+constexpr int64_t kMaxInlinedLoads = 64;
+constexpr int64_t kMaxLoadsAddedToConsumer = 256;
+
+// Loads of producers (Funcs or inputs) in one point of `func`, with the inlined producers among
+// them (`inlined_loads`: name -> their own expanded loads) substituted.
+int64_t expanded_loads(const FuncNode &func, const std::map<std::string, int64_t> &inlined_loads) {
+  int64_t loads = 0;
+  for (const StageNode &stage : func.stages)
+    for (const ProducerAccess &a : stage.accesses) {
+      auto it = inlined_loads.find(a.producer);
+      loads += a.calls_per_point * (it != inlined_loads.end() ? it->second : 1);
+    }
+  return loads;
+}
+
+int64_t most_calls_by_one_consumer(const PipelineDag &dag, const FuncNode &func) {
+  int64_t most = 0;
+  for (const FuncNode &consumer : dag.funcs)
+    for (const StageNode &stage : consumer.stages)
+      for (const ProducerAccess &a : stage.accesses)
+        if (a.producer == func.name) most = std::max(most, a.calls_per_point);
+  return most;
+}
+
+// The Funcs to inline: should_inline's choice, within the bounds above (producers first, so each
+// Func's expansion counts the inlining already decided upstream).
+std::set<std::string> funcs_to_inline(const PipelineDag &dag) {
+  std::map<std::string, int64_t> inlined_loads;
+  for (const FuncNode &func : dag.funcs) {
+    if (!should_inline(dag, func)) continue;
+    const int64_t loads = expanded_loads(func, inlined_loads);
+    if (loads <= kMaxInlinedLoads && loads * most_calls_by_one_consumer(dag, func) <= kMaxLoadsAddedToConsumer)
+      inlined_loads[func.name] = loads;
+  }
+  std::set<std::string> names;
+  for (const auto &[name, loads] : inlined_loads) names.insert(name);
+  return names;
+}
+
+}  // namespace
+
 ScheduleSpec simple_gpu_schedule(const PipelineDag &dag, const GpuProfile &gpu) {
   ScheduleSpec spec;
+  const std::set<std::string> inlined = funcs_to_inline(dag);
   // Consumers first, so the code reads from the outputs back to the inputs.
   for (auto it = dag.funcs.rbegin(); it != dag.funcs.rend(); ++it) {
     const FuncNode &func = *it;
     FuncSchedule fs;
     fs.func = func.name;
-    if (should_inline(dag, func)) {
+    if (inlined.count(func.name)) {
       fs.level = ComputeLevel::Inline;
     } else {
       fs.level = ComputeLevel::Root;

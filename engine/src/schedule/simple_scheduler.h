@@ -1,4 +1,5 @@
-// The simple, always-valid GPU schedule: inline cheap pointwise Funcs, compute_root every other
+// The simple, always-valid GPU schedule: inline cheap pointwise Funcs (while the inlined
+// expressions stay small: chains of inlined stencils grow exponentially), compute_root every other
 // Func as its own kernel tiled over GPU blocks and threads, updates parallel over their pure
 // dimensions where Halide allows it. The baseline the search must beat, and its fallback.
 #pragma once

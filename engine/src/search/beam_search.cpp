@@ -91,10 +91,19 @@ std::vector<FuncDecision> BeamSearch::sample(std::vector<FuncDecision> options) 
 
 std::vector<FuncDecision> BeamSearch::children(const ScheduleState &state, int func, bool coarse,
                                                const std::vector<bool> &frozen, const ScheduleState *frozen_source) {
-  if (frozen_source && frozen[func]) return {frozen_source->decisions[func]};
   OptionLimits limits;
   limits.coarse = coarse;
   std::vector<FuncDecision> options = decision_options(dag_, state, func, gpu_, limits);
+  if (frozen_source && frozen[func]) {
+    // A frozen Func keeps its first-pass tiling (the combinatorial part) but may still be inlined
+    // or fused into a consumer's kernel: cheap stages are where launches are saved.
+    std::vector<FuncDecision> kept = {frozen_source->decisions[func]};
+    for (FuncDecision &d : options)
+      if (d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread ||
+          (d.level == ComputeLevel::Inline && kept.front().level != ComputeLevel::Inline))
+        kept.push_back(std::move(d));
+    return kept;
+  }
   return coarse ? options : sample(std::move(options));
 }
 
@@ -154,8 +163,13 @@ std::vector<bool> BeamSearch::choose_frozen(const ScheduleState &coarse_best) {
   }
   std::sort(kernels.rbegin(), kernels.rend());
   const size_t n = dag_.funcs.size();
+  // The ~log2(N) costliest kernels stay open, and more while the open ones cover less than
+  // three quarters of the predicted time (flat profiles have no few dominant stages).
   const size_t hot = std::max<size_t>(1, size_t(std::ceil(std::log2(double(n) + 1))));
-  for (size_t i = 0; i < kernels.size() && i < hot; i++) {
+  double total = 0, covered = 0;
+  for (const auto &k : kernels) total += k.first;
+  for (size_t i = 0; i < kernels.size() && (i < hot || covered < 0.75 * total); i++) {
+    covered += kernels[i].first;
     int f = kernels[i].second;
     frozen[f] = false;
     // Its producers stay open too: they are what could be fused into it.
