@@ -11,6 +11,7 @@
 #include "generator_analysis.h"
 #include "hlsched/engine/gpu_profile.h"
 #include "logging.h"
+#include "lsp/serve_command.h"
 #include "result_json.h"
 #include "search_options_cli.h"
 #include "text_report.h"
@@ -206,6 +207,10 @@ int main(int argc, char **argv) {
   hlsched::server::bench::ReportCommand report_command;
   CLI::App *report = report_command.add_to(app);
 
+  hlsched::server::lsp::ServeOptions serve_options;
+  CLI::App *serve = app.add_subcommand("serve", "Run the language server: LSP over stdio, or over TCP with --listen");
+  serve_options.add_to(serve);
+
   hlsched::server::WorkerRequest worker_request;
   std::vector<std::string> worker_params;
   CLI::App *worker = app.add_subcommand("worker", "(internal) analyze a compiled generator in this process");
@@ -235,6 +240,7 @@ int main(int argc, char **argv) {
     hlsched::server::setup_logging(log_level);
     if (*schedule) return run_schedule(schedule_options, search_options, verify, stmt_out);
     if (*dag) return run_dag(dag_options);
+    if (*serve) return hlsched::server::lsp::run_serve(serve_options);
     if (*lower) return run_lower(lower_options, lower_target, lower_stmt);
     if (*sample) return run_sample(sample_options, sample_count, sample_seed);
     if (*options_bench) return run_options_bench(options_bench_options);
