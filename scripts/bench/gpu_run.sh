@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU benchmark, step 1 of 2 (this machine): builds hlsched and the benchmark bundle of every
+# The GPU benchmark, step 1 of 3 (this machine): builds hlsched and the benchmark bundle of every
 # example app x {manual, li2018, hlsched} into .bundle/ (git-ignored), then prints step 2: the
 # device-tool call that runs it on the H200 and step 3: the report.
 #
@@ -17,11 +17,10 @@ cd "$here"
 "$build/bin/hlsched" bench --out .bundle --input-range camera_pipe.input=0:1023 "$@"
 cat <<'STEPS'
 
-Step 2, the device tool (one H200; the bundle travels as a carried path, about 3-4 minutes):
-  run(kind="nvidia-h200", carry=[".bundle"], timeout_s=480,
-      command="bash .bundle/run.sh --time-budget 300 --app-timeout 90 2>&1 | tee $OUT/run.log")
-  (a smoke test first, if the runner changed: add --app blur --app unsharp)
+Step 2, the device tool (one H200; the bundle travels as a carried path; about a minute of
+device time): a smoke run of blur and unsharp, then, if it passed, every app:
+  run(kind="nvidia-h200", carry=[".bundle"], timeout_s=420, command="bash scripts/bench/device_run.sh")
 
-Step 3, here, with the results.json that came back:
+Step 3, here, with the results.json that came back (files_at in the tool's reply):
   build/bin/hlsched report RESULTS.json --chart docs/perf/CHART.svg > table.md
 STEPS

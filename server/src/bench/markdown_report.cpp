@@ -22,8 +22,11 @@ std::string ms(double value) {
   return format("%.4f", value);
 }
 
-std::string percent(double fraction) { return format(fraction >= 0.1 ? "%.0f%%" : "%.1f%%", fraction * 100); }
-std::string times(double ratio) { return format("%.2f×", ratio); }
+// Percent with 2 significant digits at least: 45%, 3.2%, 0.0046%.
+std::string percent(double fraction) {
+  return format(fraction >= 0.1 ? "%.0f%%" : fraction >= 0.001 ? "%.1f%%" : "%.2g%%", fraction * 100);
+}
+std::string times(double ratio) { return format(ratio >= 0.1 ? "%.2f×" : "%.2g×", ratio); }
 
 // A runtime cell: "1.234 (45%)", bold when it is the fastest of the row; why it is missing.
 std::string runtime_cell(const AppRow &row, const std::string &label, double fastest) {
