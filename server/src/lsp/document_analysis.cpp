@@ -108,14 +108,16 @@ DocumentAnalysis run_document_analysis(const AnalysisJob &job) {
   analysis.snapshot = job.snapshot;
   analysis.settings = job.settings;
 
+  // The work folder holds the search memo whether or not an unsaved copy goes there too.
+  std::error_code ec;
+  if (!job.work_dir.empty()) fs::create_directories(job.work_dir, ec);
+
   // Analyze the file itself when the buffer is saved, else an unsaved copy.
   bool on_disk = false;
   const std::string disk_text = job.snapshot.path.empty() ? "" : read_file(job.snapshot.path, on_disk);
   fs::path file = job.snapshot.path;
   std::vector<std::string> extra_flags;
   if (!on_disk || disk_text != job.snapshot.text) {
-    std::error_code ec;
-    fs::create_directories(job.work_dir, ec);
     file = job.work_dir / (job.snapshot.path.empty() ? fs::path("untitled.cpp") : job.snapshot.path.filename());
     const fs::path document_dir = job.snapshot.path.parent_path();
     std::string text = job.snapshot.text;
