@@ -50,6 +50,12 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   }
   double shared_bytes = 0, syncs = 0;
   for (const FusedFunc &f : k.fused) {
+    if (f.level == ComputeLevel::Thread) {
+      // Per-thread arrays indexed by loop variables live in local memory (L1-cached), not
+      // registers: their stores and loads go through the load/store units.
+      l1_bytes += k.blocks * (f.points_per_block + f.loads_by_consumers) * 4;
+      continue;
+    }
     if (f.level != ComputeLevel::Block) continue;
     shared_bytes += k.blocks * (f.bytes_per_block + f.loads_by_consumers * 4 * f.bank_conflict_ways);
     syncs += 1;
@@ -57,12 +63,14 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   // Bandwidths are reached only with every SM busy; a half-empty last wave gets less.
   const double dram = dram_bytes / gpu.dram_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);
   const double l2 = l2_bytes / gpu.l2_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);
-  const double l1 = l1_bytes / gpu.l1_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);
+  // Small blocks get little reuse out of L1 (few warps of a block share an SM's cache).
+  const double l1_reuse = std::min(1.0, k.threads_per_block / 128.0);
+  const double l1 = l1_bytes / gpu.l1_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05) / std::max(l1_reuse, 0.25);
   const double shared = shared_bytes / gpu.shared_memory_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);
   const double memory = std::max({dram, l2, l1});
   // Too few resident warps cannot keep enough loads in flight to reach the bandwidth.
   const double hiding = std::min(1.0, resident_warps / gpu.warps_to_hide_latency);
-  const double latency = memory * (1.0 / std::max(hiding, 0.05) - 1.0);
+  const double latency = memory * std::min(2.0, 1.0 / std::max(hiding, 0.05) - 1.0);
   const double sync = waves * syncs * gpu.block_sync_seconds * 20;  // a barrier stalls the whole block
   const double launch = gpu.kernel_launch_seconds;
 

@@ -229,6 +229,8 @@ private:
       double evals = per_block[c].evals;
       if (c != root_ && d.level == ComputeLevel::Thread) evals = per_thread[c].evals * km.threads_per_block;
       km.ops_per_block += evals * arithmetic_ops(s, false);
+      // Address arithmetic: about two integer operations per load.
+      for (const ProducerAccess &a : s.accesses) km.ops_per_block += evals * 2.0 * double(a.calls_per_point);
       km.math_ops_per_block += evals * arithmetic_ops(s, true);
       if (c == root_ || d.level == ComputeLevel::Inline) continue;
       FusedFunc fused;
@@ -258,8 +260,13 @@ private:
     km.store_efficiency = coalescing_efficiency(per_block[root_].stride, int(root.bytes_per_point()),
                                                 inner >= 0 ? double(tiling.threads[inner]) : 1.0);
     if (inner < 0 && !tiling.single_thread) km.store_efficiency = std::min(1.0, root.bytes_per_point() / 32.0);
+    if (tiling.atomic) {
+      // Every point is a read-modify-write at a data-dependent address, done in L2.
+      km.store_bytes = double(stage.points) * double(root.bytes_per_point());
+      km.store_efficiency = std::min(1.0, root.bytes_per_point() / 32.0);
+    }
 
-    km.registers_per_thread = 24 + 3 * double(tiling.points_per_thread()) * double(root.types.size()) + thread_points;
+    km.registers_per_thread = 24 + 2 * double(tiling.points_per_thread()) * double(root.types.size()) + thread_points;
     if (shared_bytes > gpu_.shared_memory_per_block) {
       km.valid = false;
       km.invalid_reason = "shared memory per block over the limit";

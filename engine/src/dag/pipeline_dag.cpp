@@ -203,6 +203,10 @@ StageNode describe_stage(const Function &f, int index, const std::map<std::strin
     stage.loops.push_back(loop);
   }
   stage.ops = count_operations(definition_exprs(def, is_update));
+  if (is_update && def.values().size() == 1 && def.values()[0].type().bits() == 32) {
+    AssociativeOp op = prove_associativity(f.name(), def.args(), def.values());
+    stage.atomic_safe = op.associative() && op.commutative();
+  }
   stage.accesses = describe_accesses(def, is_update, env);
   return stage;
 }

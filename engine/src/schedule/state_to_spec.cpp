@@ -41,6 +41,7 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSc
     out.directives.push_back(Directive{Kind::GpuSingleThread});
     return names;
   }
+  if (tiling.atomic) out.directives.push_back(Directive{Kind::Atomic});
   LoopNames fresh(stage);
   std::vector<size_t> tiled;
   for (size_t i = 0; i < tiling.vars.size(); i++)
@@ -58,6 +59,11 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSc
   tile.vars.insert(tile.vars.end(), outer.begin(), outer.end());
   tile.vars.insert(tile.vars.end(), inner.begin(), inner.end());
   tile.tail = kGuard;
+  if (tiling.atomic) {
+    // Splitting a reduction loop makes reduction loops: the emitter must declare them as RVars.
+    out.rvars.insert(out.rvars.end(), outer.begin(), outer.end());
+    out.rvars.insert(out.rvars.end(), inner.begin(), inner.end());
+  }
   out.directives.push_back(tile);
   names.innermost_block = outer.front();
   names.innermost_thread = inner.front();

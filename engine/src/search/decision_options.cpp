@@ -68,6 +68,17 @@ bool fusion_is_legal(const FuncNode &f) {
   return !f.is_output && !f.has_extern_definition && f.stages.size() == 1 && !f.stages[0].has_rvars();
 }
 
+// Storage per block or thread is sized from the consumers' index expressions; when those depend
+// on data (a lookup, a slice at a computed depth) the size varies per block, which Halide's GPU
+// lowering does not handle safely. Such Funcs stay at root.
+bool accessed_affinely(const PipelineDag &dag, const FuncNode &f) {
+  for (const std::string &consumer : f.consumers)
+    for (const StageNode &s : dag.find(consumer)->stages)
+      for (const ProducerAccess &a : s.accesses)
+        if (a.producer == f.name && !a.is_affine) return false;
+  return true;
+}
+
 bool kernel_accepts_fusion(const PipelineDag &dag, const ScheduleState &state, int root) {
   const FuncDecision &d = state.decisions[root];
   return d.level == ComputeLevel::Root && dag.funcs[root].stages.size() == 1 && d.tilings.size() == 1 &&
@@ -114,8 +125,9 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
     if (small_loop >= 0) t.in_thread[small_loop] = true;
     const int64_t threads = t.threads_per_block();
     if (threads > gpu.max_threads_per_block) return;
-    // At least a warp per block when the loops allow it.
-    if (threads < std::min<int64_t>(gpu.warp_size, cap0 * cap1)) return;
+    // At least four warps per block when the loops allow it: on the H200, one-warp blocks ran
+    // 5x5 stencils 3.5x slower than 256-thread ones (docs/PERFORMANCE.md, first GPU table).
+    if (threads < std::min<int64_t>(4 * gpu.warp_size, cap0 * cap1)) return;
     options.push_back(t);
   };
 
@@ -156,9 +168,32 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
   return unique;
 }
 
+// A scatter into a commutative reduction (histograms): its reduction loops spread over the GPU,
+// each update an atomic operation.
+StageTiling atomic_tiling(const StageNode &update) {
+  StageTiling t;
+  for (const LoopDim &loop : update.loops) {
+    if (!loop.is_rvar) continue;
+    t.vars.push_back(loop.var);
+    t.extents.push_back(std::max<int64_t>(1, loop.estimate.extent()));
+  }
+  t.threads.assign(t.vars.size(), 1);
+  t.serial.assign(t.vars.size(), 1);
+  t.in_thread.assign(t.vars.size(), false);
+  t.atomic = true;
+  const std::vector<size_t> loops = thread_loops(t);
+  const int64_t t0 = std::min<int64_t>(32, ceil_pow2(t.extents[loops[0]]));
+  t.threads[loops[0]] = t0;
+  if (loops.size() > 1) t.threads[loops[1]] = std::min<int64_t>(256 / t0, ceil_pow2(t.extents[loops[1]]));
+  return t;
+}
+
 StageTiling update_tiling(const StageNode &update, const StageTiling &pure, const GpuProfile &gpu) {
   StageTiling t = empty_tiling(update, update.index);
-  if (t.single_thread) return t;
+  if (t.single_thread) {
+    if (update.atomic_safe && update.has_rvars()) return atomic_tiling(update);
+    return t;
+  }
   bool any = false;
   for (size_t i = 0; i < t.vars.size(); i++)
     for (size_t j = 0; j < pure.vars.size(); j++)
@@ -211,7 +246,7 @@ std::vector<FuncDecision> decision_options(const PipelineDag &dag, const Schedul
     for (size_t s = 1; s < f.stages.size(); s++) root.tilings.push_back(update_tiling(f.stages[s], tiling, gpu));
     options.push_back(root);
   }
-  if (limits.coarse || !fusion_is_legal(f)) return options;
+  if (limits.coarse || !fusion_is_legal(f) || !accessed_affinely(dag, f)) return options;
 
   const int kernel = consuming_kernel(dag, state, func);
   if (kernel < 0 || !kernel_accepts_fusion(dag, state, kernel)) return options;

@@ -62,6 +62,7 @@ uint64_t ScheduleState::exact_hash() const {
     hasher.add(uint64_t(d.kernel_root + 1));
     for (const StageTiling &t : d.tilings) {
       hasher.add(t.single_thread);
+      hasher.add(t.atomic);
       for (size_t k = 0; k < t.vars.size(); k++) {
         hasher.add(uint64_t(t.threads[k]));
         hasher.add(uint64_t(t.serial[k]));
@@ -97,6 +98,7 @@ std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
   if (d.tilings.empty()) return "own kernel";
   const StageTiling &t = d.tilings.front();
   if (t.single_thread) return "own kernel, one GPU thread";
+  if (t.atomic) return "own kernel, reduction loops across GPU threads with atomic updates";
   std::string threads, serial;
   for (size_t i = 0; i < t.vars.size(); i++) {
     if (t.threads[i] > 1) threads += (threads.empty() ? "" : "x") + std::to_string(t.threads[i]);

@@ -27,6 +27,7 @@ struct StageTiling {
   std::vector<int64_t> serial;     ///< points per thread along each loop (register blocking)
   std::vector<bool> in_thread;     ///< the whole loop runs inside each thread
   bool single_thread = false;      ///< nothing parallel (a scan or scatter): one GPU thread
+  bool atomic = false;             ///< the loops are reduction loops run in parallel with atomics
 
   int64_t threads_per_block() const;
   int64_t tile(size_t i) const { return threads[i] * serial[i]; }

@@ -64,6 +64,9 @@ struct StageNode {
   std::vector<ProducerAccess> accesses;
   int64_t points = 0;           ///< estimated points computed (product of loop extents)
   std::string definition;       ///< "f(x, y) = ..." for display
+  /// Update stages: an associative and commutative reduction of one 32-bit value (a histogram's
+  /// +=, a max...), so its reduction loops may run in parallel with atomic updates.
+  bool atomic_safe = false;
   bool has_rvars() const;
 };
 
