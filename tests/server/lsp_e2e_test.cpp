@@ -127,7 +127,7 @@ TEST_CASE("stdio: analyze blur, hover its Funcs, apply the suggested schedule, a
   CHECK(daemon.wait_exit(Timeout(30000)) == 0);
 }
 
-TEST_CASE("tcp: two clients on loopback; insert a schedule into a generator without one", "[lsp_e2e]") {
+TEST_CASE("tcp: two clients on loopback - insert a schedule into a generator without one", "[lsp_e2e]") {
   const auto dir = scratch_dir("lsp_e2e_tcp");
   const auto file = dir / "stencil_chain_small.cpp";
   const std::string text = read_file(source_path("tests/data/generators/stencil_chain_small.cpp"));
@@ -185,7 +185,7 @@ TEST_CASE("tcp: two clients on loopback; insert a schedule into a generator with
   CHECK(daemon.wait_exit(Timeout(30000)) == 0);
 }
 
-TEST_CASE("tcp: only loopback without --allow-remote; remote needs a token that clients present", "[lsp_e2e]") {
+TEST_CASE("tcp: only loopback without --allow-remote - remote needs a token that clients present", "[lsp_e2e]") {
   const auto dir = scratch_dir("lsp_e2e_tcp_security");
   {
     Daemon refused({"--listen", "0.0.0.0:0"}, (dir / "refused.log").string());
@@ -276,7 +276,7 @@ TEST_CASE("stdio: a malformed header or a lost connection ends the daemon with c
   }
 }
 
-TEST_CASE("generators that crash, hang or do not compile become diagnostics; the daemon stays up", "[lsp_e2e]") {
+TEST_CASE("generators that crash, hang or do not compile become diagnostics - the daemon stays up", "[lsp_e2e]") {
   const auto dir = scratch_dir("lsp_e2e_bad_generators");
   Daemon daemon({"--cache-dir", cache_arg(), "--settings", R"({"timeout": 5})"}, (dir / "daemon.log").string());
   LspClient client(daemon);

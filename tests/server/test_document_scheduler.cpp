@@ -135,7 +135,7 @@ const std::string kUri = "file:///tmp/hlsched-scheduler-test/gen.cpp";
 
 }  // namespace
 
-TEST_CASE("opening analyzes at once; the result is stored and current", "[scheduler]") {
+TEST_CASE("opening analyzes at once - the result is stored and current", "[scheduler]") {
   Harness h;
   h.scheduler->open(kUri, "v1", 1);
   REQUIRE(h.run_until([&] { return h.analyzer->started().size() == 1; }));
@@ -147,7 +147,7 @@ TEST_CASE("opening analyzes at once; the result is stored and current", "[schedu
   CHECK(d->index_is_current());
 }
 
-TEST_CASE("newer edits cancel the running analysis; a burst of edits gives one analysis", "[scheduler]") {
+TEST_CASE("newer edits cancel the running analysis - a burst of edits gives one analysis", "[scheduler]") {
   Harness h(std::chrono::milliseconds(100));
   h.scheduler->open(kUri, "v", 1);
   REQUIRE(h.run_until([&] { return h.analyzer->started().size() == 1; }));
@@ -163,7 +163,7 @@ TEST_CASE("newer edits cancel the running analysis; a burst of edits gives one a
   CHECK(h.scheduler->find(kUri)->analysis_is_current());
 }
 
-TEST_CASE("an edit while debouncing restarts the wait; the next analysis waits for the cancelled one", "[scheduler]") {
+TEST_CASE("an edit while debouncing restarts the wait - the next analysis waits for the cancelled one", "[scheduler]") {
   Harness h(std::chrono::milliseconds(30));
   h.scheduler->open(kUri, "a", 1);
   REQUIRE(h.run_until([&] { return h.analyzer->started().size() == 1; }));
@@ -200,7 +200,7 @@ TEST_CASE("waiters get the analysis of their text, or ContentModified", "[schedu
   CHECK(answers.back() == "error " + std::to_string(hlsched::protocol::kRequestFailed));
 }
 
-TEST_CASE("closing cancels the running analysis and fails waiters; its result is dropped", "[scheduler]") {
+TEST_CASE("closing cancels the running analysis and fails waiters - its result is dropped", "[scheduler]") {
   Harness h;
   h.scheduler->open(kUri, "x", 1);
   std::optional<int> code;

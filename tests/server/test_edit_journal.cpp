@@ -7,7 +7,7 @@ using hlsched::server::lsp::ByteRange;
 using hlsched::server::lsp::EditJournal;
 namespace plsp = hlsched::protocol::lsp;
 
-TEST_CASE("edits before a range move it; edits after leave it", "[edit_journal]") {
+TEST_CASE("edits before a range move it - edits after leave it", "[edit_journal]") {
   EditJournal journal;
   const ByteRange word{10, 15};
   journal.record(2, 0, 3);   // insert 3 bytes before
