@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include <spdlog/spdlog.h>
+
 #include "cost/gpu_cost_model.h"
 #include "cost/kernel_model.h"
 #include "cost/roofline.h"
@@ -135,7 +137,14 @@ ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const Pipelin
     BeamSearch search(dag, gpu, options, memo);
     SearchOutcome outcome = search.run();
     if (!outcome.best.complete()) {
-      result = simple_result(dag, gpu);  // nothing valid found in time: the baseline is always valid
+      // Nothing valid found: the baseline is always valid. Say which Func blocked the search.
+      std::string stuck;
+      for (size_t f = 0; f < dag.funcs.size(); f++)
+        if (!outcome.best.decided[f]) stuck = dag.funcs[f].name;
+      spdlog::warn("hlsched: the beam search found no complete schedule (no valid option for {}); "
+                   "using the simple schedule", stuck);
+      result = simple_result(dag, gpu);
+      outcome.stats.fallback = "no valid option for " + stuck;
     } else {
       result = result_for_state(dag, outcome.best, gpu, "beam");
     }

@@ -108,6 +108,7 @@ json to_json(const ScheduleResult &result) {
             {"frozen_funcs", result.search.frozen_funcs},
             {"passes_completed", result.search.passes_completed},
             {"budget_exhausted", result.search.budget_exhausted},
+            {"fallback", result.search.fallback},
             {"strategy", result.search.strategy}}}};
 }
 

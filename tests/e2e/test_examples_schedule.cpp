@@ -48,6 +48,7 @@ void check_example(const std::string &app) {
   CHECK(result["verified"]["gpu_kernels"].get<int>() > 0);
   CHECK(result["search"]["time_ms"].get<double>() < 10000);
   CHECK(result["predicted_runtime_ms"].get<double>() > 0);
+  CHECK(result["search"]["fallback"] == "");  // the search found it, not the simple baseline
 
   const auto pasted = dir / (app + "_generator.cpp");
   std::ofstream(pasted) << paste_into_schedule(read_file(source_path(source)), result["schedule_code"]);

@@ -81,6 +81,7 @@ TEST_CASE("schedules of every strategy compile for CUDA with GPU kernels", "[sch
     apply_schedule(result.schedule, inst.pipeline, ApplyMode::Gpu);
     REQUIRE(launches_gpu_kernels(compile_for_cuda(inst.pipeline)));
     CHECK(result.predicted_runtime_ms > 0);
+    CHECK(result.search.fallback.empty());  // the search itself found the schedule
     CHECK_FALSE(result.stages.empty());
   }
 }

@@ -267,7 +267,8 @@ private:
     }
 
     km.registers_per_thread = 24 + 2 * double(tiling.points_per_thread()) * double(root.types.size()) + thread_points;
-    if (shared_bytes > gpu_.shared_memory_per_block) {
+    // Halide pads and rounds shared allocations; keep a margin under the hard limit.
+    if (shared_bytes > 0.8 * gpu_.shared_memory_per_block) {
       km.valid = false;
       km.invalid_reason = "shared memory per block over the limit";
     }

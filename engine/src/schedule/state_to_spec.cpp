@@ -109,15 +109,21 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSc
 }
 
 // A Func computed per block: its loops spread over the block's threads.
+//
+// A kernel's thread block is, per dimension, the largest extent any of its stages gives that
+// GPU thread loop; `block_shape` tracks it so the product stays within the hardware limit.
 void schedule_block_fused(const FuncNode &f, const StageTiling &root_tiling, const std::vector<double> &box,
-                          const GpuProfile &gpu, StageSchedule &out) {
+                          const GpuProfile &gpu, std::vector<double> &block_shape, StageSchedule &out) {
   std::vector<size_t> dims;
   for (size_t d = 0; d < f.args.size() && dims.size() < 2; d++)
     if (d < box.size() && box[d] > 1) dims.push_back(d);
   if (dims.empty()) return;  // a single point per block: one thread computes it
+  std::vector<double> grown = block_shape;
+  for (size_t k = 0; k < dims.size(); k++) grown[k] = std::max(grown[k], box[dims[k]]);
   double threads = 1;
-  for (size_t d : dims) threads *= box[d];
+  for (double e : grown) threads *= e;
   if (threads <= gpu.max_threads_per_block) {
+    block_shape = grown;
     Directive d{Kind::GpuThreads};
     for (size_t i : dims) d.vars.push_back(f.args[i]);
     out.directives.push_back(d);
@@ -153,6 +159,7 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
   ScheduleSpec spec;
   std::map<int, TiledLoops> loops_of_root;
   std::map<int, KernelModel> kernel_of_root;
+  std::map<int, std::vector<double>> block_shape_of_root;  ///< GPU thread extents per dimension
   // Consumers first: a Func computed inside a kernel needs the kernel's loop names.
   for (int f : ScheduleState::decision_order(dag)) {
     const FuncNode &func = dag.funcs[f];
@@ -168,7 +175,14 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
           if (l.is_rvar) stage.rvars.push_back(l.var);
         if (s == 0) stage.directives.push_back(Directive{Kind::ComputeRoot});
         TiledLoops names = tile_stage(func.stages[s], d.tilings[s], stage);
-        if (s == 0) loops_of_root[f] = names;
+        if (s == 0) {
+          loops_of_root[f] = names;
+          std::vector<double> shape;
+          for (size_t i = 0; i < d.tilings[0].vars.size(); i++)
+            if (d.tilings[0].tiled(i)) shape.push_back(double(d.tilings[0].threads[i]));
+          shape.resize(3, 1);
+          block_shape_of_root[f] = shape;
+        }
         fs.stages.push_back(stage);
       }
       if (func.has_extern_definition) fs.stages.push_back(StageSchedule{0, {Directive{Kind::ComputeRoot}}, {}});
@@ -185,7 +199,8 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
         std::vector<double> box;
         for (const FusedFunc &fused : kernel_of_root.at(d.kernel_root).fused)
           if (fused.func == f) box = fused.box;
-        schedule_block_fused(func, state.decisions[d.kernel_root].tilings[0], box, gpu, stage);
+        schedule_block_fused(func, state.decisions[d.kernel_root].tilings[0], box, gpu,
+                             block_shape_of_root[d.kernel_root], stage);
       }
       fs.stages.push_back(stage);
     }

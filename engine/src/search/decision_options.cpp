@@ -115,7 +115,7 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
   const int64_t cap1 = loops.size() > 1 ? ceil_pow2(base.extents[loops[1]]) : 1;
 
   std::vector<StageTiling> options;
-  auto add = [&](int64_t t0, int64_t t1, int64_t s1, int small_loop) {
+  auto add = [&](int64_t t0, int64_t t1, int64_t s1, int small_loop, bool is_default = false) {
     StageTiling t = base;
     t.threads[i0] = t0;
     if (loops.size() > 1) {
@@ -127,14 +127,15 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
     if (threads > gpu.max_threads_per_block) return;
     // At least four warps per block when the loops allow it: on the H200, one-warp blocks ran
     // 5x5 stencils 3.5x slower than 256-thread ones (docs/PERFORMANCE.md, first GPU table).
-    if (threads < std::min<int64_t>(4 * gpu.warp_size, cap0 * cap1)) return;
+    if (!is_default && threads < std::min<int64_t>(4 * gpu.warp_size, cap0 * cap1)) return;
     options.push_back(t);
   };
 
-  // The default first: 32 wide along the coalescing loop, up to 256 threads.
-  const int64_t d0 = std::min<int64_t>(32, cap0);
+  // The default first (always legal, whatever the limits above): 32 wide along the coalescing
+  // loop and up to 256 threads, or 256 wide when there is one loop.
+  const int64_t d0 = std::min<int64_t>(loops.size() > 1 ? 32 : 256, cap0);
   const int64_t d1 = loops.size() > 1 ? std::min<int64_t>(256 / d0, cap1) : 1;
-  add(d0, d1, 1, -1);
+  add(d0, d1, 1, -1, /*is_default=*/true);
   if (coarse) return options;
 
   // A small loop (channels, taps) that could run whole inside each thread instead of as blocks.

@@ -52,6 +52,7 @@ struct SearchStats {
   int frozen_funcs = 0;           ///< Funcs frozen after the first pass
   int passes_completed = 0;
   bool budget_exhausted = false;  ///< the time budget ran out before the planned passes
+  std::string fallback;           ///< why the simple schedule was used instead, if it was
   std::string strategy;
 };
 
