@@ -189,13 +189,19 @@ TEST_CASE("memory_soak", "[.bench]") {
   int version = 1;
   std::vector<double> rss_mb;
   const auto start = Clock::now();
+  const int end_col = int(line0.size());
   for (int round = 0; round < rounds; round++) {
-    const std::string typed = round % 2 ? "abcdefghij" : "0123456789";
+    // Reset line 0, type and erase 24 characters, then append the round's suffix: the round ends
+    // on one of two texts.
+    const std::string suffix = round % 2 ? " abcdefghij" : " 0123456789";
+    const int line0_length_now = round == 0 ? end_col : end_col + int(suffix.size());
     for (int k = 0; k < 50; k++) {
-      const int col = int(line0.size()) + (k % 10);
-      if (k % 20 < 10) client.notify("textDocument/didChange", change_at(uri, ++version, 0, col, col, typed.substr(k % 10, 1)));
-      else client.notify("textDocument/didChange", change_at(uri, ++version, 0, int(line0.size()) + 9 - (k % 10),
-                                                             int(line0.size()) + 10 - (k % 10), ""));
+      json change;
+      if (k == 0) change = change_at(uri, ++version, 0, 0, line0_length_now, line0);
+      else if (k == 49) change = change_at(uri, ++version, 0, end_col, end_col, suffix);
+      else if (k % 2 == 1) change = change_at(uri, ++version, 0, end_col, end_col, "x");
+      else change = change_at(uri, ++version, 0, end_col, end_col + 1, "");
+      client.notify("textDocument/didChange", change);
       if (k % 5 == 0) client.request("textDocument/hover", hover_at(uri, 16, 10));
       if (k % 25 == 0) client.request("textDocument/codeLens", {{"textDocument", {{"uri", uri}}}});
     }

@@ -240,6 +240,15 @@ TEST_CASE("diagnostics: compile errors at their lines, failures on the class, wa
   CHECK(d[0].code == json("crash"));
   CHECK(d[0].range.start.line == position_of(f.doc, "class Blur").line);
 
+  auto halide_error = std::make_shared<DocumentAnalysis>(*crashed);
+  halide_error->outcome.status = AnalysisOutcome::Status::UserError;
+  halide_error->outcome.error_kind = "halide_error";
+  halide_error->outcome.message = "Error: Func \"blur_x\" cannot be scheduled to be computed inline, because it has an update";
+  d = diagnostics_for(f.doc, *halide_error);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].code == json("halide_error"));
+  CHECK(d[0].range.start.line == position_of(f.doc, "Func blur_x").line);
+
   auto estimates = std::make_shared<DocumentAnalysis>(*crashed);
   estimates->outcome.status = AnalysisOutcome::Status::UserError;
   estimates->outcome.error_kind = "missing_estimates";

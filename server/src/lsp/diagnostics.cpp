@@ -1,5 +1,6 @@
 #include "lsp/diagnostics.h"
 
+#include <cctype>
 #include <regex>
 #include <sstream>
 
@@ -109,6 +110,33 @@ void add_missing_estimates(const Document &d, const GeneratorClass *g, const Doc
   if (!placed) out.push_back(make(generator_range(d, g), Severity::Error, "missing_estimates", message));
 }
 
+// Halide's errors name the Func they are about ("Func blur_x cannot be ..."): put the
+// diagnostic on its declaration (the first declared Func the message names), else on the class.
+plsp::Range failure_range(const Document &d, const GeneratorClass *g, const DocumentAnalysis &a) {
+  if (g && a.outcome.error_kind.rfind("halide", 0) == 0) {
+    const std::string &message = a.outcome.message;
+    auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    std::size_t best = std::string::npos;
+    const DeclaredObject *named = nullptr;
+    for (const DeclaredObject &o : g->objects) {
+      if (o.kind != DeclaredObject::Kind::Func && o.kind != DeclaredObject::Kind::Output) continue;
+      const std::string &name = o.pipeline_name();
+      for (std::size_t at = message.find(name); at != std::string::npos && at < best; at = message.find(name, at + 1)) {
+        const bool starts = at == 0 || !is_word(message[at - 1]);
+        const bool ends = at + name.size() == message.size() || !is_word(message[at + name.size()]);
+        if (starts && ends) {
+          best = at;
+          named = &o;
+          break;
+        }
+      }
+    }
+    if (named)
+      if (auto r = current_range(d, named->name, Mapping::Loose)) return *r;
+  }
+  return generator_range(d, g);
+}
+
 // Statements in schedule() other than estimates: the user scheduled something themselves.
 bool has_own_schedule(const GeneratorClass &g) {
   if (!g.schedule || !g.schedule->body) return false;
@@ -164,7 +192,7 @@ std::vector<plsp::Diagnostic> diagnostics_for(const Document &d, const DocumentA
     case Status::Crashed:
     case Status::TimedOut:
     case Status::InternalError:
-      out.push_back(make(generator_range(d, g), Severity::Error, a.outcome.error_kind, a.outcome.message));
+      out.push_back(make(failure_range(d, g, a), Severity::Error, a.outcome.error_kind, a.outcome.message));
       break;
   }
   if (out.size() > kMaxDiagnostics) out.resize(kMaxDiagnostics);
