@@ -276,9 +276,10 @@ TEST_CASE("stdio: a malformed header or a lost connection ends the daemon with c
   }
 }
 
-TEST_CASE("generators that crash, hang or do not compile become diagnostics - the daemon stays up", "[lsp_e2e]") {
+TEST_CASE("generators that crash, hang, eat memory or do not compile become diagnostics - the daemon stays up", "[lsp_e2e]") {
   const auto dir = scratch_dir("lsp_e2e_bad_generators");
-  Daemon daemon({"--cache-dir", cache_arg(), "--settings", R"({"timeout": 5})"}, (dir / "daemon.log").string());
+  Daemon daemon({"--cache-dir", cache_arg(), "--settings", R"({"timeout": 5, "memory_limit_mb": 1024})"},
+                (dir / "daemon.log").string());
   LspClient client(daemon);
   client.initialize();
 
@@ -314,6 +315,37 @@ TEST_CASE("generators that crash, hang or do not compile become diagnostics - th
   json hang = diagnostics_of(hangs);
   REQUIRE(hang.size() == 1);
   CHECK(hang[0]["code"] == "timeout");
+
+  // One that allocates without end meets the worker's memory limit.
+  const auto hog = dir / "memory_hog.cpp";
+  write_file(hog, R"(#include "Halide.h"
+#include <cstring>
+#include <vector>
+using namespace Halide;
+class Hog : public Generator<Hog> {
+public:
+    Input<Buffer<float, 2>> input{"input"};
+    Output<Buffer<float, 2>> output{"output"};
+    void generate() {
+        std::vector<char *> blocks;
+        for (;;) {
+            char *block = new char[64 << 20];
+            std::memset(block, 1, 64 << 20);
+            blocks.push_back(block);
+        }
+        output(x, y) = input(x, y);
+    }
+private:
+    Var x{"x"}, y{"y"};
+};
+HALIDE_REGISTER_GENERATOR(Hog, hog)
+)");
+  open_file(client, file_uri(hog), read_file(hog));
+  json memory = diagnostics_of(file_uri(hog));
+  REQUIRE(memory.size() == 1);
+  CHECK(memory[0]["severity"] == 1);
+  CHECK(memory[0]["message"].get<std::string>().find("bad_alloc") != std::string::npos);
+  CHECK(memory[0]["range"]["start"]["line"] == 4);  // class Hog
 
   // Still serving.
   json status = client.request("hlsched/documentStatus", {{"uri", crashes}});

@@ -8,7 +8,7 @@
 //   {"gpu_profile": "a100", "strategy": "beam", "beam_size": 32, "passes": 2,
 //    "freeze": true, "sampling": true, "memo": true, "seed": 0,
 //    "time_budget_s": 8,                                     // AutoschedulerOptions
-//    "timeout": 60, "memory_limit_mb": 0,                    // worker limits (CLI: --timeout)
+//    "timeout": 60, "memory_limit_mb": 8192,                 // worker limits (CLI: --timeout)
 //    "generator": "blur", "params": {"schedule": "none"},    // which generator, GeneratorParams
 //    "compile_flags": ["-DFOO"], "debounce_ms": 400}
 //
@@ -52,7 +52,10 @@ struct SearchSettings {
 struct ServerSettings {
   SearchSettings search;
   double timeout_s = 60;               ///< "timeout": seconds a generator may take to build + schedule
-  std::size_t memory_limit_mb = 0;     ///< "memory_limit_mb": address-space limit of workers; 0 = none
+  /// "memory_limit_mb": address-space limit (RLIMIT_AS) of the worker that runs the user's
+  /// generator and the search; 0 = none. On by default in the daemon: a runaway generator must
+  /// not take the editor's machine down with it (workers need well under 1 GiB for the examples).
+  std::size_t memory_limit_mb = 8192;
   std::string generator;               ///< "generator": which one when a file registers several
   std::map<std::string, std::string> params;  ///< "params": GeneratorParams
   std::vector<std::string> compile_flags;     ///< "compile_flags": extra flags for the generator build
