@@ -137,6 +137,15 @@ plsp::Range failure_range(const Document &d, const GeneratorClass *g, const Docu
   return generator_range(d, g);
 }
 
+// The worker's message, with what it means when the user can act on it.
+std::string failure_message(const DocumentAnalysis &a) {
+  std::string message = a.outcome.message;
+  if (message.find("bad_alloc") != std::string::npos && a.settings.memory_limit_mb > 0)
+    message += " (out of memory: the generator and the search may use " + std::to_string(a.settings.memory_limit_mb) +
+               " MB of address space; raise \"memory_limit_mb\" if it needs more)";
+  return message;
+}
+
 // Statements in schedule() other than estimates: the user scheduled something themselves.
 bool has_own_schedule(const GeneratorClass &g) {
   if (!g.schedule || !g.schedule->body) return false;
@@ -192,7 +201,7 @@ std::vector<plsp::Diagnostic> diagnostics_for(const Document &d, const DocumentA
     case Status::Crashed:
     case Status::TimedOut:
     case Status::InternalError:
-      out.push_back(make(failure_range(d, g, a), Severity::Error, a.outcome.error_kind, a.outcome.message));
+      out.push_back(make(failure_range(d, g, a), Severity::Error, a.outcome.error_kind, failure_message(a)));
       break;
   }
   if (out.size() > kMaxDiagnostics) out.resize(kMaxDiagnostics);
