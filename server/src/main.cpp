@@ -12,6 +12,7 @@
 #include "hlsched/engine/gpu_profile.h"
 #include "logging.h"
 #include "lsp/serve_command.h"
+#include "random_pipeline.h"
 #include "result_json.h"
 #include "search_options_cli.h"
 #include "text_report.h"
@@ -132,6 +133,18 @@ int run_lower(const SourceOptions &options, const std::string &target, const std
   return 0;
 }
 
+int run_random_pipeline(const hlsched::server::RandomPipelineOptions &options, const std::string &output) {
+  const std::string source = hlsched::server::random_pipeline_source(options);
+  if (output.empty()) {
+    std::cout << source;
+    return 0;
+  }
+  std::ofstream file(output, std::ios::binary);
+  file << source;
+  if (!file.flush()) throw std::invalid_argument("cannot write " + output);
+  return 0;
+}
+
 int run_sample(const SourceOptions &options, int count, uint64_t seed) {
   AnalysisRequest request = options.request("sample");
   request.sample_count = count;
@@ -202,6 +215,14 @@ int main(int argc, char **argv) {
   lower->add_option("--target", lower_target, "Halide target (default: the GPU profile's)");
   lower->add_option("--stmt-out", lower_stmt, "Write the lowered program here");
 
+  hlsched::server::RandomPipelineOptions random_options;
+  std::string random_output;
+  CLI::App *random = app.add_subcommand("random-pipeline", "Write a random Halide generator (training and stress tests)");
+  random->add_option("--seed", random_options.seed, "Random seed: the same seed writes the same file")->required();
+  random->add_option("--stages", random_options.stages, "Number of stages")
+      ->check(CLI::Range(1, hlsched::server::kMaxRandomPipelineStages));
+  random->add_option("--output,-o", random_output, "Write the source here (default: stdout)");
+
   hlsched::server::bench::BenchCommand bench_command;
   CLI::App *bench = bench_command.add_to(app);
   hlsched::server::bench::ReportCommand report_command;
@@ -244,6 +265,7 @@ int main(int argc, char **argv) {
     if (*lower) return run_lower(lower_options, lower_target, lower_stmt);
     if (*sample) return run_sample(sample_options, sample_count, sample_seed);
     if (*options_bench) return run_options_bench(options_bench_options);
+    if (*random) return run_random_pipeline(random_options, random_output);
     if (*bench) return bench_command.run();
     if (*report) return report_command.run();
     if (*worker) {
