@@ -4,7 +4,11 @@
 #include <spdlog/spdlog.h>
 #include <xxhash.h>
 
+#include <signal.h>
+
+#include <cerrno>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "lsp/code_lens.h"
@@ -92,7 +96,8 @@ LanguageServer::LanguageServer(asio::any_io_executor io, ServerEnvironment envir
       send_(std::move(send)),
       end_session_(std::move(end_session)),
       progress_(dispatcher, send_),
-      cancellation_timer_(io) {
+      cancellation_timer_(io),
+      parent_timer_(io) {
   DocumentScheduler::Listener listener;
   listener.on_index = [this](const Document &d) { on_index(d); };
   listener.on_phase = [this](const Document &d, std::uint64_t serial, AnalysisPhase p) { on_phase(d, serial, p); };
@@ -138,6 +143,7 @@ LanguageServer::~LanguageServer() {
   *alive_ = false;
   scheduler_->shutdown();
   cancellation_timer_.cancel();
+  parent_timer_.cancel();
 }
 
 // ---- Lifecycle ------------------------------------------------------------------------------
@@ -180,6 +186,7 @@ json LanguageServer::on_initialize(const plsp::InitializeParams &params) {
   scheduler_->set_settings(settings);
   progress_.set_client_support(params.capabilities.windowWorkDoneProgress);
   initialized_ = true;
+  if (params.processId && environment_.client_is_local) watch_parent(*params.processId);
 
   plsp::InitializeResult result;
   plsp::ServerCapabilities &caps = result.capabilities;
@@ -516,6 +523,23 @@ void LanguageServer::poll_cancellations() {
   }
   watched_.clear();
   for (Watched &w : still) watch_cancellation(std::move(w.reply), std::move(w.cancel));
+}
+
+// LSP: "If the parent process is not alive then the server should exit". An editor that crashed
+// may leave our stdin open (a child of its own holds it), so we look.
+void LanguageServer::watch_parent(std::int64_t pid) {
+  parent_timer_.expires_after(std::chrono::seconds(2));
+  std::weak_ptr<bool> alive = alive_;
+  parent_timer_.async_wait([this, alive, pid](const boost::system::error_code &ec) {
+    auto a = alive.lock();
+    if (ec || !a || !*a || ended_) return;
+    const bool gone = pid <= 0 || pid > std::numeric_limits<pid_t>::max() ||
+                      (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH);
+    if (!gone) return watch_parent(pid);
+    spdlog::warn("the client's process {} is gone; ending the session", pid);
+    ended_ = true;
+    end_session_(1);
+  });
 }
 
 // ---- Scheduler events ------------------------------------------------------------------------------

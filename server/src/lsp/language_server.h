@@ -44,6 +44,9 @@ struct ServerEnvironment {
   ServerSettings settings;  ///< before the client's initializationOptions
   /// When set, initialize must carry initializationOptions.token equal to it (TCP --allow-remote).
   std::optional<std::string> required_token;
+  /// The client runs on this machine (stdio, loopback TCP): initialize's processId is then
+  /// watched, and the session ends when that process is gone.
+  bool client_is_local = true;
 };
 
 class LanguageServer {
@@ -99,6 +102,7 @@ class LanguageServer {
                    std::function<nlohmann::json(const DocumentAnalysis &)> answer);
   void watch_cancellation(protocol::ReplyHandle reply, std::shared_ptr<std::atomic<bool>> cancel);
   void poll_cancellations();
+  void watch_parent(std::int64_t pid);
 
   void notify(const std::string &method, nlohmann::json params);
   void show_message(protocol::lsp::DiagnosticSeverity type, const std::string &message);
@@ -129,6 +133,7 @@ class LanguageServer {
   };
   std::vector<Watched> watched_;
   boost::asio::steady_timer cancellation_timer_;
+  boost::asio::steady_timer parent_timer_;  // initialize's processId: end when it is gone
   bool cancellation_timer_armed_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

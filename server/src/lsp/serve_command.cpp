@@ -131,9 +131,11 @@ class TcpListener {
       return;  // the socket closes as it goes out of scope
     }
     auto transport = std::make_shared<TcpTransport>(std::move(socket));
+    ServerEnvironment environment = environment_;
+    environment.client_is_local = peer.address().is_loopback();
     // The session removes itself from the set when it ends (later, not inside its own end()).
     auto self_reference = std::make_shared<std::weak_ptr<Session>>();
-    auto session = std::make_shared<Session>(io_.get_executor(), transport, environment_, limits_,
+    auto session = std::make_shared<Session>(io_.get_executor(), transport, environment, limits_,
                                              [this, self_reference](int) {
                                                if (auto s = self_reference->lock())
                                                  asio::post(io_, [this, s] { sessions_.erase(s); });
