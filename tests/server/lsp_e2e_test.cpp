@@ -7,9 +7,11 @@
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 
+#include "hlsched/protocol/framing.h"
 #include "lsp_test_client.h"
 #include "test_support.h"
 
@@ -254,7 +256,7 @@ TEST_CASE("stdio: protocol errors through the real binary", "[lsp_e2e]") {
   CHECK(read_file(dir / "daemon.log").find("session on stdio ends (exit code 1)") != std::string::npos);
 }
 
-TEST_CASE("stdio: a malformed header or a lost connection ends the daemon with code 1", "[lsp_e2e]") {
+TEST_CASE("stdio: a malformed header, a lost connection or a client that stops reading ends the daemon with code 1", "[lsp_e2e]") {
   const auto dir = scratch_dir("lsp_e2e_broken_stream");
   {
     Daemon daemon({"--no-index"}, (dir / "header.log").string());
@@ -272,6 +274,23 @@ TEST_CASE("stdio: a malformed header or a lost connection ends the daemon with c
     client.initialize();
     client.close_output();
     daemon.close_stdin();
+    CHECK(daemon.wait_exit(Timeout(30000)) == 1);
+  }
+  {
+    // A client that stops reading: replies pile up in the pipe; exit still ends the daemon (it
+    // gives up on the unread replies after 5 s instead of blocking in write forever).
+    Daemon daemon({"--no-index"}, (dir / "unread.log").string());
+    bool all_written = true;
+    auto send = [&](const json &message) {
+      const std::string frame = hlsched::protocol::encode_frame(message.dump());
+      all_written &= ::write(daemon.stdin_fd(), frame.data(), frame.size()) == ssize_t(frame.size());
+    };
+    send({{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+          {"params", {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", json::object()}}}});
+    for (int i = 1; i < 3000; i++)  // ~300 KB of MethodNotFound replies that nobody reads
+      send({{"jsonrpc", "2.0"}, {"id", i}, {"method", "x/" + std::string(50, 'y')}});
+    send({{"jsonrpc", "2.0"}, {"method", "exit"}});
+    CHECK(all_written);
     CHECK(daemon.wait_exit(Timeout(30000)) == 1);
   }
 }

@@ -4,6 +4,9 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <spdlog/spdlog.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,6 +37,11 @@ void StdioTransport::start(BytesHandler on_bytes, ClosedHandler on_closed) {
     for (;;) {
       ssize_t n = ::read(fd, chunk.data(), chunk.size());
       if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {  // someone made stdin non-blocking
+        pollfd readable{fd, POLLIN, 0};
+        ::poll(&readable, 1, -1);
+        continue;
+      }
       if (n <= 0) break;
       asio::post(io, [reading, on_bytes, bytes = chunk.substr(0, std::size_t(n))] {
         if (*reading) on_bytes(bytes);
@@ -56,21 +64,32 @@ void StdioTransport::write_loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     changed_.wait(lock, [&] { return closing_ || !queue_.empty(); });
-    if (queue_.empty()) break;  // closing and drained
+    if (queue_.empty() || abandoned_) break;  // closing and drained, or given up
     std::string bytes = std::move(queue_.front());
     queue_.pop_front();
     writer_idle_ = false;
     lock.unlock();
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = ::write(output_fd_, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // the client is gone; nothing more to do with this message
-      done += std::size_t(n);
-    }
+    write_all(bytes);
     lock.lock();
     writer_idle_ = true;
     changed_.notify_all();
+  }
+}
+
+// The output is non-blocking (make_stdio_transport), so a client that stops reading cannot hold
+// this thread in write(2) forever: it waits in poll(2) and gives up once close() abandons it.
+void StdioTransport::write_all(const std::string &bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size() && !abandoned_) {
+    const ssize_t n = ::write(output_fd_, bytes.data() + done, bytes.size() - done);
+    if (n > 0) {
+      done += std::size_t(n);
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd writable{output_fd_, POLLOUT, 0};
+      ::poll(&writable, 1, 100);
+    } else if (!(n < 0 && errno == EINTR)) {
+      return;  // the client is gone; nothing more to do with this message
+    }
   }
 }
 
@@ -79,8 +98,10 @@ void StdioTransport::close() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
     if (closing_) return;
-    // Let the writer finish what is queued (the reply to shutdown, the last diagnostics).
+    // Let the writer finish what is queued (the reply to shutdown, the last diagnostics), but
+    // not forever: a client that stopped reading is abandoned after 5 s.
     changed_.wait_for(lock, std::chrono::seconds(5), [&] { return queue_.empty() && writer_idle_; });
+    if (!queue_.empty() || !writer_idle_) abandoned_ = true;
     closing_ = true;
     changed_.notify_all();
   }
@@ -88,7 +109,13 @@ void StdioTransport::close() {
 }
 
 std::shared_ptr<Transport> make_stdio_transport(asio::any_io_executor io) {
-  const int protocol_out = ::dup(STDOUT_FILENO);
+  // Close-on-exec: worker processes must not hold the editor's pipe open.
+  const int protocol_out = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+  // Non-blocking only for pipes and sockets (what editors give us): a terminal's stdin and stdout
+  // usually share one open file, which would make reads non-blocking too.
+  struct stat info {};
+  if (protocol_out >= 0 && ::fstat(protocol_out, &info) == 0 && (S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode)))
+    ::fcntl(protocol_out, F_SETFL, ::fcntl(protocol_out, F_GETFL) | O_NONBLOCK);
   if (protocol_out < 0) return std::make_shared<StdioTransport>(std::move(io), STDIN_FILENO, STDOUT_FILENO);
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   return std::make_shared<StdioTransport>(std::move(io), STDIN_FILENO, protocol_out);

@@ -8,6 +8,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -38,8 +39,9 @@ class Transport {
 
 /// stdin/stdout. A reader thread blocks in read(2) (stdin may be a pipe, a tty or a regular
 /// file, which epoll cannot watch) and posts chunks to the I/O thread; a writer thread drains the
-/// write queue with blocking write(2)s. `output_fd` is a private duplicate of the original
-/// stdout (see make_stdio_transport()).
+/// write queue (waiting in poll(2) when the client is slow to read, and abandoned by close()
+/// after 5 s if it stopped). `output_fd` is a private duplicate of the original stdout (see
+/// make_stdio_transport()).
 class StdioTransport : public Transport {
  public:
   StdioTransport(boost::asio::any_io_executor io, int input_fd, int output_fd);
@@ -51,6 +53,7 @@ class StdioTransport : public Transport {
 
  private:
   void write_loop();
+  void write_all(const std::string &bytes);
 
   boost::asio::any_io_executor io_;
   int input_fd_, output_fd_;
@@ -59,6 +62,7 @@ class StdioTransport : public Transport {
   std::deque<std::string> queue_;
   bool closing_ = false;
   bool writer_idle_ = true;
+  std::atomic<bool> abandoned_{false};  // close() gave up on a client that stopped reading
   std::thread writer_;
   std::shared_ptr<bool> reading_ = std::make_shared<bool>(true);  // false after close()
 };
