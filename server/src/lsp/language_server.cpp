@@ -85,6 +85,16 @@ std::string string_member(const json &params, const char *name) {
   return params[name].get<std::string>();
 }
 
+// A boolean client capability at `path` (false when absent or of another type).
+bool capability(const json &capabilities, std::initializer_list<const char *> path) {
+  const json *at = &capabilities;
+  for (const char *key : path) {
+    if (!at->is_object() || !at->contains(key)) return false;
+    at = &(*at)[key];
+  }
+  return at->is_boolean() && at->get<bool>();
+}
+
 }  // namespace
 
 LanguageServer::LanguageServer(asio::any_io_executor io, ServerEnvironment environment,
@@ -185,6 +195,7 @@ json LanguageServer::on_initialize(const plsp::InitializeParams &params) {
     spdlog::info("initializationOptions: ignoring unknown setting '{}'", unknown);
   scheduler_->set_settings(settings);
   progress_.set_client_support(params.capabilities.windowWorkDoneProgress);
+  client_refreshes_code_lenses_ = capability(params.capabilities.raw, {"workspace", "codeLens", "refreshSupport"});
   initialized_ = true;
   if (params.processId && environment_.client_is_local) watch_parent(*params.processId);
 
@@ -545,8 +556,16 @@ void LanguageServer::watch_parent(std::int64_t pid) {
 // ---- Scheduler events ------------------------------------------------------------------------------
 
 void LanguageServer::on_index(const Document &d) {
-  // Generator-level diagnostics are placed with the index; place them again now.
+  // Generator-level diagnostics and lenses are placed with the index; place them again now.
   if (d.analysis_is_current()) publish_diagnostics(d);
+  if (d.analysis) refresh_code_lenses();
+}
+
+// Lenses change when an analysis or an index lands, not only when the text does; clients that
+// can be told so (LSP 3.16 workspace/codeLens/refresh) ask for them again.
+void LanguageServer::refresh_code_lenses() {
+  if (!client_refreshes_code_lenses_ || shutdown_requested_) return;
+  send_(dispatcher_.make_request("workspace/codeLens/refresh", nullptr, [](const protocol::Response &) {}));
 }
 
 void LanguageServer::on_phase(const Document &d, std::uint64_t serial, AnalysisPhase phase) {
@@ -568,7 +587,10 @@ void LanguageServer::on_analysis(const Document &d, const std::shared_ptr<const 
     progress_by_uri_.erase(it);
   }
   const bool current = a->snapshot.edit_serial == d.journal.serial();
-  if (stored && current) publish_diagnostics(d);
+  if (stored && current) {
+    publish_diagnostics(d);
+    refresh_code_lenses();
+  }
   json info{{"uri", d.uri},
             {"version", a->snapshot.version},
             {"status", status_name(a->outcome.status)},

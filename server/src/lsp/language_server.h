@@ -92,6 +92,7 @@ class LanguageServer {
   void on_phase(const Document &document, std::uint64_t serial, AnalysisPhase phase);
   void on_analysis(const Document &document, const std::shared_ptr<const DocumentAnalysis> &analysis, bool stored);
   void publish_diagnostics(const Document &document);
+  void refresh_code_lenses();
 
   /// Finds the analysis a tool request asks for ({uri} of an open document, or {path}/{uri} of a
   /// file, with optional "settings" overrides and "allowStale") and calls `done` with it; fails
@@ -118,6 +119,7 @@ class LanguageServer {
   WorkDoneProgress progress_;
 
   bool initialized_ = false;  // initialize answered
+  bool client_refreshes_code_lenses_ = false;  // workspace.codeLens.refreshSupport
   bool shutdown_requested_ = false;
   bool ended_ = false;
 

@@ -1,7 +1,7 @@
 !index
 # The editor features on the blur example, with a canned analysis (fake analyzer) and the real
 # libclang index: hover, code actions, lenses, the hlsched/* methods, staleness, cancellation.
---> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{"window":{"workDoneProgress":true}}}}
+--> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{"window":{"workDoneProgress":true},"workspace":{"codeLens":{"refreshSupport":true}}}}}
 <-- {"id":1,"result":"@any"}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}
 --> {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"@uri:examples/blur/blur_generator.cpp","languageId":"cpp","version":1,"text":"@file:examples/blur/blur_generator.cpp"}}}
@@ -11,6 +11,8 @@
 <-- {"method":"$/progress","params":{"value":{"kind":"report","message":"searching for a schedule"}}}
 <-- {"method":"$/progress","params":{"value":{"kind":"end","message":"predicted 0.0125 ms"}}}
 <-- {"method":"hlsched/analysisFinished","params":{"uri":"@uri:examples/blur/blur_generator.cpp","version":1,"status":"ok","current":true,"predicted_runtime_ms":0.0125}}
+# Lenses depend on the analysis: clients that support it are asked to fetch them again.
+<-- {"method":"workspace/codeLens/refresh"}
 --> poll {"jsonrpc":"2.0","method":"hlsched/documentStatus","params":{"uri":"@uri:examples/blur/blur_generator.cpp"}} until {"index":{"current":true,"generators":["Blur"]},"analysis":{"current":true,"status":"ok"}}
 # Hover on a Func (line 17: "blur_x(x, y) = ...") and on the class.
 --> {"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"@uri:examples/blur/blur_generator.cpp"},"position":{"line":16,"character":10}}}
