@@ -372,3 +372,30 @@ HALIDE_REGISTER_GENERATOR(Hog, hog)
   client.shutdown_and_exit();
   CHECK(daemon.wait_exit(Timeout(30000)) == 0);
 }
+
+TEST_CASE("stdio: a newer edit kills the worker of the analysis it makes stale", "[lsp_e2e]") {
+  const auto dir = scratch_dir("lsp_e2e_cancel");
+  const auto file = dir / "hangs.cpp";
+  const std::string text = read_file(source_path("tests/data/bad_generators/hangs.cpp"));
+  write_file(file, text);
+  const std::string uri = file_uri(file);
+  Daemon daemon({"--cache-dir", cache_arg(), "--no-index", "--settings", R"({"timeout": 120, "debounce_ms": 50})"},
+                (dir / "daemon.log").string());
+  LspClient client(daemon);
+  client.initialize();  // with work-done progress: "searching" says the worker runs
+  open_file(client, uri, text);
+  client.wait_notification("$/progress", [](const json &p) { return p["value"].value("message", "") == "searching for a schedule"; },
+                           kAnalysisTimeout);
+  const auto edited = std::chrono::steady_clock::now();
+  client.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}},
+                                           {"contentChanges", {{{"text", text + "// edited\n"}}}}});
+  json cancelled = client.wait_notification(
+      "hlsched/analysisFinished", [&](const json &p) { return p["version"] == 1; }, Timeout(30000));
+  CHECK(cancelled["status"] == "cancelled");
+  CHECK(std::chrono::steady_clock::now() - edited < std::chrono::seconds(5));  // not the 120 s time limit
+  // shutdown cancels the analysis of version 2 the same way.
+  const auto asked = std::chrono::steady_clock::now();
+  client.shutdown_and_exit();
+  CHECK(daemon.wait_exit(Timeout(30000)) == 0);
+  CHECK(std::chrono::steady_clock::now() - asked < std::chrono::seconds(10));
+}
