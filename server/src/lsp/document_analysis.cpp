@@ -12,6 +12,19 @@ namespace hlsched::server::lsp {
 
 namespace fs = std::filesystem;
 
+const char *status_name(AnalysisOutcome::Status status) {
+  switch (status) {
+    case AnalysisOutcome::Status::Ok: return "ok";
+    case AnalysisOutcome::Status::CompileError: return "compile_error";
+    case AnalysisOutcome::Status::Crashed: return "crashed";
+    case AnalysisOutcome::Status::TimedOut: return "timed_out";
+    case AnalysisOutcome::Status::Cancelled: return "cancelled";
+    case AnalysisOutcome::Status::UserError: return "user_error";
+    case AnalysisOutcome::Status::InternalError: return "internal_error";
+  }
+  return "?";
+}
+
 double DocumentAnalysis::predicted_runtime_ms() const {
   if (!ok()) return 0;
   return outcome.result.value("predicted_runtime_ms", 0.0);

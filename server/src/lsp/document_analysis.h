@@ -70,6 +70,10 @@ struct DocumentAnalysis {
   double search_ms() const;
 };
 
+/// "ok", "compile_error", "crashed", "timed_out", "cancelled", "user_error", "internal_error": the
+/// status as the server reports it (hlsched/analysisFinished, hlsched/documentStatus).
+const char *status_name(AnalysisOutcome::Status status);
+
 using Analyzer = std::function<DocumentAnalysis(const AnalysisJob &)>;
 
 /// The real analyzer: build + schedule in a worker process. Never throws for user errors.
