@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <limits>
@@ -35,6 +36,15 @@ constexpr const char *kCodeActionKind = "refactor.rewrite";
 
 std::string file_name_of(const Document &d) {
   return d.path.empty() ? d.uri : d.path.filename().string();
+}
+
+// Compares a presented token with the expected one in time that does not depend on where they
+// differ (a remote client must not learn the token byte by byte from response times).
+bool same_secret(const std::string &presented, const std::string &expected) {
+  unsigned char difference = presented.size() == expected.size() ? 0 : 1;
+  for (std::size_t i = 0; i < presented.size(); i++)
+    difference |= static_cast<unsigned char>(presented[i] ^ expected[i % std::max<std::size_t>(expected.size(), 1)]);
+  return difference == 0 && !expected.empty();
 }
 
 // A boolean client capability at `path` (false when absent or of another type).
@@ -127,7 +137,7 @@ json LanguageServer::on_initialize(const plsp::InitializeParams &params) {
   if (environment_.required_token) {
     const json &options = params.initializationOptions;
     const bool ok = options.is_object() && options.contains("token") && options["token"].is_string() &&
-                    options["token"].get<std::string>() == *environment_.required_token;
+                    same_secret(options["token"].get<std::string>(), *environment_.required_token);
     if (!ok) {
       spdlog::warn("a client failed authentication (initializationOptions.token missing or wrong)");
       std::weak_ptr<bool> alive = alive_;
