@@ -14,7 +14,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 count=${1:-300}
-export HLSCHED=${HLSCHED:-$here/build/bin/hlsched}
+HLSCHED=${HLSCHED:-$here/build/bin/hlsched}
+export HLSCHED=$(realpath -m "$HLSCHED")
 export MIN_STAGES=${MIN_STAGES:-2} MAX_STAGES=${MAX_STAGES:-40} TIMEOUT=${TIMEOUT:-60} STRATEGY=${STRATEGY:-simple}
 first=${FIRST_SEED:-1}
 jobs=${JOBS:-1}

@@ -1,55 +1,17 @@
-// The random pipeline writer.
-//
-// How it works: a list of Nodes (the inputs, then one Func per step) grows one step at a time.
-// Each step picks a kind (pointwise, stencil, resampling, reduction, histogram, lookup...),
-// picks producers among the nodes so far (inputs nothing reads yet first, then usually nodes
-// nothing reads yet, else recent ones), and writes the Func's definition as C++ text. Every
-// node knows its logical domain ([0, extent) per dim); consumers read producers inside it, or
-// rescale coordinates (nearest neighbour) when the shapes differ, so required regions stay
-// about the size of the data however the DAG is wired. Nodes nothing reads at the end become
-// the outputs. A few obligations keep the DAG tidy: a scalar is read by the very next step,
-// inputs are all read by the end, and many unread nodes get merged by a pointwise step.
-//
-// Each write below names the rule that keeps it valid (in bounds, no division by zero, types
-// matching).
+// The random pipeline writer's core: sizes, inputs, choosing producers, reading them, random
+// arithmetic, the obligations of each step, and the generated file. See random_pipeline_writer.h
+// for how the writer works; the kinds of stages are in random_pipeline_steps.cpp.
 #include "random_pipeline.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <deque>
-#include <functional>
-#include <numeric>
-#include <optional>
 #include <sstream>
 #include <stdexcept>
 
-#include "random_pipeline_model.h"
+#include "random_pipeline_writer.h"
 
-namespace hlsched::server {
-
-using namespace random_pipeline;
+namespace hlsched::server::random_pipeline {
 
 namespace {
-
-// Largest Func, in points (8K x 4K x 4 channels); resampling and channel steps stay below it.
-constexpr int64_t kMaxPoints = int64_t(1) << 27;
-// Largest extent of an image dimension.
-constexpr int64_t kMaxExtent = 8192;
-// Reductions into one value or one histogram run serially on the GPU (the simple scheduler
-// gives them one thread): keep those small.
-constexpr int64_t kMaxSerialPoints = int64_t(1) << 22;
-
-std::string str(int64_t v) { return std::to_string(v); }
-
-// A float literal for the generated code ("0.25f"). Values come from integer ratios we choose,
-// printed with %.9g, so the text is the same everywhere.
-std::string float_literal(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.9g", v);
-  std::string text = buffer;
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return text + "f";
-}
 
 std::string replace_all(std::string text, const std::string &from, const std::string &to) {
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
@@ -57,1113 +19,382 @@ std::string replace_all(std::string text, const std::string &from, const std::st
   return text;
 }
 
-std::string cast_to(Elem to, Elem from, const std::string &e) {
-  if (to == from) return e;
-  return std::string("cast<") + cpp_type(to) + ">(" + e + ")";
-}
-
-// `v` scaled from an extent of `from` to one of `to` (nearest neighbour): [0, from) maps into
-// [0, to). Odd ratios are rounded down to a fraction p/q with small terms: p/q <= to/from keeps
-// the result in range, and small constants keep Halide's simplifier away from int32 overflow
-// (x * 2160 / 1920 once folded into a constant beyond 2^31 in a partitioned loop).
-std::string rescaled(const std::string &v, int64_t from, int64_t to) {
-  if (from == to) return v;
-  if (to % from == 0) return v + " * " + str(to / from);
-  if (from % to == 0) return v + " / " + str(from / to);
-  if (to > 16 * from) return v + " * " + str(to / from);
-  if (16 * to < from) return v + " / " + str((from + to - 1) / to);
-  int64_t p = 0, q = 1;
-  for (int64_t qq = 1; qq <= 16; qq++) {
-    const int64_t pp = to * qq / from;
-    if (pp * q > p * qq) p = pp, q = qq;  // a strictly better approximation from below
-  }
-  const int64_t g = std::gcd(p, q);
-  p /= g, q /= g;
-  if (q == 1) return v + " * " + str(p);
-  if (p == 1) return v + " / " + str(q);
-  return v + " * " + str(p) + " / " + str(q);
-}
-
-struct Tap {
-  int dx, dy, weight;
-};
-
-// A row of binomial weights (1 2 1, 1 4 6 4 1, ...) for radius r.
-std::vector<int> binomial_row(int r) {
-  std::vector<int> row = {1};
-  for (int k = 0; k < 2 * r; k++) {
-    std::vector<int> next(row.size() + 1, 0);
-    for (size_t j = 0; j < row.size(); j++) next[j] += row[j], next[j + 1] += row[j];
-    row = next;
-  }
-  return row;
-}
-
-class PipelineWriter {
-public:
-  explicit PipelineWriter(const RandomPipelineOptions &options) : options_(options), rng_(options.seed) {}
-
-  std::string write() {
-    choose_base_size();
-    add_inputs();
-    for (step_ = 1; step_ <= options_.stages; step_++) add_step();
-    return source();
-  }
-
-private:
-  using Filter = std::function<bool(const Node &)>;
-
-  // ---- Sizes and types ------------------------------------------------------------------
-
-  void choose_base_size() {
-    static const std::vector<std::vector<std::pair<int64_t, int64_t>>> tiers = {
-        {{8, 8}, {16, 12}, {24, 16}, {32, 32}, {64, 48}},                          // tiny
-        {{128, 128}, {160, 120}, {256, 256}, {320, 240}},                          // small
-        {{512, 512}, {640, 480}, {1024, 768}, {1280, 720}},                        // medium
-        {{1536, 2560}, {1920, 1080}, {2048, 2048}, {2560, 1440}, {3840, 2160}},    // large
-        {{7680, 4320}, {4320, 7680}, {8192, 4096}},                                // 8K
-    };
-    const auto &tier = tiers[rng_.weighted({14, 18, 30, 28, 10})];
-    base_ = rng_.pick(tier);
-  }
-
-  Elem random_image_type() {
-    static const std::vector<Elem> types = {Elem::U8, Elem::U16, Elem::I16, Elem::I32, Elem::F32, Elem::F64};
-    return types[rng_.weighted({32, 20, 10, 6, 29, 3})];
-  }
-
-  // Channels for an image of w x h points, within kMaxPoints.
-  int64_t random_channels(int64_t w, int64_t h) {
-    static const std::vector<int64_t> options = {3, 4, 2, 8, 16, 32};
-    int64_t c = options[rng_.weighted({45, 30, 8, 8, 5, 4})];
-    while (c > 2 && w * h * c > kMaxPoints) c /= 2;
-    return c;
-  }
-
-  static Shape image_shape(int64_t w, int64_t h, int64_t channels) {
-    Shape s = {{Role::X, w}, {Role::Y, h}};
-    if (channels > 0) s.push_back({Role::C, channels});
-    return s;
-  }
-
-  // ---- Inputs -----------------------------------------------------------------------------
-
-  void add_inputs() {
-    const int max_inputs = std::min(3, options_.stages);
-    const int count = std::min<int>(max_inputs, 1 + int(rng_.weighted({50, 35, 15})));
-    for (int k = 0; k < count; k++) {
-      Node in;
-      in.name = "in" + str(k);
-      in.is_input = true;
-      if (k > 0 && rng_.percent(20)) {
-        // A lookup table given by the caller (a tone curve, a palette).
-        in.shape = {{Role::I, rng_.pick(std::vector<int64_t>{256, 1024, 4096})}};
-        in.type = rng_.pick(std::vector<Elem>{Elem::U8, Elem::U16, Elem::F32, Elem::I32});
-        in.reader = in.name + "_edge";
-        in.lines.push_back("Func " + in.reader + " = BoundaryConditions::repeat_edge(" + in.name + ");");
-        in.summary = "input lookup table";
-      } else {
-        auto [w, h] = base_;
-        if (k > 0) {
-          switch (rng_.weighted({60, 15, 25})) {
-            case 0: break;
-            case 1: w = std::max<int64_t>(1, w / 2), h = std::max<int64_t>(1, h / 2); break;
-            default: w = rng_.between(1, 64) * 32, h = rng_.between(1, 64) * 16; break;
-          }
-        }
-        const bool color = rng_.percent(k == 0 ? 35 : 25);
-        in.shape = image_shape(w, h, color ? random_channels(w, h) : 0);
-        in.type = random_image_type();
-        input_boundary_condition(in);
-      }
-      nodes_.push_back(in);
-    }
-  }
-
-  // Inputs are only ever read through a boundary condition, so any coordinate is in bounds
-  // whatever size the caller's buffer has.
-  void input_boundary_condition(Node &in) {
-    const bool interior_ok = in.shape[0].extent >= 2 && in.shape[1].extent >= 2;
-    switch (rng_.weighted({40, 20, interior_ok ? 15 : 0, 25})) {
-      case 0:
-        in.reader = in.name + "_edge";
-        in.lines.push_back("Func " + in.reader + " = BoundaryConditions::repeat_edge(" + in.name + ");");
-        in.summary = "input, edges repeated";
-        break;
-      case 1:
-        in.reader = in.name + "_mirror";
-        in.lines.push_back("Func " + in.reader + " = BoundaryConditions::mirror_image(" + in.name + ");");
-        in.summary = "input, mirrored at the edges";
-        break;
-      case 2:
-        in.reader = in.name + "_mirror";
-        in.lines.push_back("Func " + in.reader + " = BoundaryConditions::mirror_interior(" + in.name + ");");
-        in.summary = "input, mirrored inside the edges";
-        break;
-      default:
-        in.reader = in.name + "_padded";
-        in.lines.push_back("Func " + in.reader + " = BoundaryConditions::constant_exterior(" + in.name + ", cast<" +
-                           cpp_type(in.type) + ">(0));");
-        in.summary = "input, zero outside";
-        break;
-    }
-  }
-
-  // ---- Choosing producers ---------------------------------------------------------------------
-
-  static bool is_image(const Node &n) { return kind_of(n.shape) == ShapeKind::Image; }
-  static bool is_image_2d(const Node &n) { return is_image(n) && n.shape.size() == 2; }
-  static bool is_table(const Node &n) { return kind_of(n.shape) == ShapeKind::Table; }
-  static bool is_dense(const Node &n) {
-    ShapeKind k = kind_of(n.shape);
-    return k == ShapeKind::Image || k == ShapeKind::Profile;
-  }
-
-  // A producer accepted by `ok` and not in `exclude`: an input nothing reads yet first; else
-  // usually a node nothing reads yet (so the DAG stays connected); else a recent node.
-  std::optional<size_t> pick(const Filter &ok, const std::vector<size_t> &exclude = {}) {
-    std::vector<size_t> fits, unread_inputs, unread;
-    for (size_t i = 0; i < nodes_.size(); i++) {
-      if (!ok(nodes_[i]) || std::count(exclude.begin(), exclude.end(), i)) continue;
-      fits.push_back(i);
-      if (nodes_[i].uses == 0) (nodes_[i].is_input ? unread_inputs : unread).push_back(i);
-    }
-    if (fits.empty()) return std::nullopt;
-    if (!unread_inputs.empty()) return unread_inputs.front();
-    if (!unread.empty() && rng_.percent(60)) return rng_.pick(unread);
-    if (rng_.percent(60)) return fits[size_t(rng_.between(std::max<int64_t>(0, int64_t(fits.size()) - 4), int64_t(fits.size()) - 1))];
-    return rng_.pick(fits);
-  }
-
-  std::vector<size_t> unread_nodes(bool inputs) const {
-    std::vector<size_t> out;
-    for (size_t i = 0; i < nodes_.size(); i++)
-      if (nodes_[i].uses == 0 && nodes_[i].is_input == inputs) out.push_back(i);
-    return out;
-  }
-
-  // ---- Writing a Func -------------------------------------------------------------------------
-
-  // A new Func for this step, named after what it does ("blur_3"). `nodes_` is a deque, so
-  // references to earlier nodes stay valid.
-  Node &define(const std::string &stem, Elem type, Shape shape, const std::string &summary,
-               const std::vector<size_t> &producers) {
-    for (size_t p : producers) nodes_[p].uses++;
-    Node n;
-    n.name = stem + "_" + str(step_);
-    n.reader = n.name;
-    n.type = type;
-    n.shape = std::move(shape);
-    n.summary = summary;
-    nodes_.push_back(std::move(n));
-    return nodes_.back();
-  }
-
-  // `p` read at the point of a consumer with shape `at`. Dims of the same role are rescaled
-  // into p's domain; an x profile read by a y profile (or the reverse) is read crosswise; other
-  // dims the consumer lacks read p's middle; a table dim reads `index` (a clamped expression),
-  // or rescales the consumer's own table index.
-  std::string read(const Node &p, const Shape &at, const std::string &index = "") const {
-    std::string out = p.reader + "(";
-    for (size_t d = 0; d < p.shape.size(); d++) {
-      const Dim &dim = p.shape[d];
-      const Dim *mine = find_role(at, dim.role);
-      std::string coordinate;
-      // A profile along one axis read by a profile along the other: crosswise.
-      const Role other = dim.role == Role::X ? Role::Y : Role::X;
-      const Dim *crosswise = (dim.role == Role::X || dim.role == Role::Y) && !find_role(p.shape, other)
-                                 ? find_role(at, other)
-                                 : nullptr;
-      if (dim.role == Role::I && !index.empty()) coordinate = index;
-      else if (mine) coordinate = rescaled(var_name(dim.role), mine->extent, dim.extent);
-      else if (crosswise) coordinate = rescaled(var_name(other), crosswise->extent, dim.extent);
-      else coordinate = str(dim.extent / 2);
-      out += (d ? ", " : "") + coordinate;
-    }
-    return out + ")";
-  }
-
-  // p's own coordinates with (dx, dy) added to x and y: for stencils.
-  static std::string offset_args(const Shape &shape, const std::string &dx, const std::string &dy) {
-    std::string out;
-    for (size_t d = 0; d < shape.size(); d++) {
-      std::string v = var_name(shape[d].role);
-      if (shape[d].role == Role::X) v = dx;
-      if (shape[d].role == Role::Y) v = dy;
-      out += (d ? ", " : "") + v;
-    }
-    return out;
-  }
-
-  // The RDom of a Func's whole domain, one RVar per dim.
-  static std::string full_rdom(const Shape &shape, const std::string &name) {
-    std::string out = "RDom r(";
-    for (size_t d = 0; d < shape.size(); d++) out += (d ? ", 0, " : "0, ") + str(shape[d].extent);
-    return out + ", \"" + name + "\");";
-  }
-
-  static std::string rvar(size_t d, size_t count) {
-    if (count == 1) return "r";
-    static const char *names[] = {"r.x", "r.y", "r.z", "r.w"};
-    return names[d];
-  }
-
-  // `e` (of type `from`) converted to `to`: saturating from floats (no undefined float->int
-  // casts), wrapping or saturating between integers.
-  std::string convert(Elem to, Elem from, const std::string &e) {
-    if (to == from) return e;
-    if (is_float(to)) return cast_to(to, from, e);
-    if (is_float(from) || rng_.percent(50)) return std::string("saturating_cast<") + cpp_type(to) + ">(" + e + ")";
-    return cast_to(to, from, e);
-  }
-
-  static Elem working_type(const std::vector<Elem> &types) {
-    for (Elem t : types)
-      if (is_float(t)) return Elem::F32;
-    return Elem::I32;
-  }
-
-  Elem result_type(Elem keep) { return rng_.percent(55) ? keep : random_image_type(); }
-
-  // A clamped table index from a value: index_of() (emitted once at the top of the file)
-  // scales it so the type's usual range covers the table, clamps in float (NaN and infinities
-  // included), then clamps the integer for bounds inference.
-  std::string index_of(const std::string &value, Elem type, int64_t size) {
-    uses_index_of_ = true;
-    double scale = 1;
-    switch (type) {
-      case Elem::U8: scale = double(size) / 256; break;
-      case Elem::U16: scale = double(size) / 65536; break;
-      case Elem::I16: scale = double(size) / 32768; break;
-      case Elem::I32: scale = rng_.pick(std::vector<double>{1, 1.0 / 16, 1.0 / 256}); break;
-      default: scale = double(size) / rng_.pick(std::vector<double>{1, 16, 256}); break;
-    }
-    return "index_of(" + value + ", " + float_literal(scale) + ", " + str(size) + ")";
-  }
-
-  // ---- Random arithmetic --------------------------------------------------------------------
-
-  std::string constant(bool fl, const std::vector<double> &floats, const std::vector<int> &ints) {
-    return fl ? float_literal(rng_.pick(floats)) : str(rng_.pick(ints));
-  }
-
-  std::string unary(const std::string &a, bool fl) {
-    static const std::vector<std::string> int_ops = {"($a * $k)", "($a / $d)", "($a >> $s)", "($a % $m)",
-                                                     "clamp($a, $lo, $hi)", "max($a, 0)",
-                                                     "cast<int32_t>(abs($a))", "($a & $mask)"};
-    static const std::vector<std::string> float_ops = {"($a * $k)", "abs($a)", "sqrt(abs($a))", "floor($a)",
-                                                       "clamp($a, $lo, $hi)", "max($a, 0.0f)", "sin($a)",
-                                                       "exp(-abs($a))", "log(abs($a) + 1.0f)"};
-    std::string op = rng_.pick(fl ? float_ops : int_ops);
-    op = replace_all(op, "$k", constant(fl, {0.5, 1.5, -1, 0.25, 2}, {2, 3, -1, -2, 5}));
-    op = replace_all(op, "$d", str(rng_.between(2, 8)));  // integer division by a positive constant only
-    op = replace_all(op, "$s", str(rng_.between(1, 4)));
-    op = replace_all(op, "$mask", rng_.pick(std::vector<std::string>{"15", "255", "1023"}));  // before $m
-    op = replace_all(op, "$m", str(rng_.between(3, 17)));
-    op = replace_all(op, "$lo", constant(fl, {-1, 0}, {-255, 0}));
-    op = replace_all(op, "$hi", constant(fl, {1, 255}, {255, 1023, 65535}));
-    return replace_all(op, "$a", a);
-  }
-
-  std::string binary(const std::string &a, const std::string &b, bool fl) {
-    static const std::vector<std::string> int_ops = {"($a + $b)", "($a - $b)", "min($a, $b)", "max($a, $b)",
-                                                     "(($a + $b) / 2)", "($a * $k + $b)",
-                                                     "cast<int32_t>(absd($a, $b))", "($a ^ $b)"};
-    static const std::vector<std::string> float_ops = {"($a + $b)", "($a - $b)", "min($a, $b)", "max($a, $b)",
-                                                       "(($a + $b) * 0.5f)", "($a * $k + $b)",
-                                                       "($a / (abs($b) + 1.0f))",  // never divides by zero
-                                                       "lerp($a, $b, 0.25f)", "atan2($a, $b)",
-                                                       "($a * clamp($b, -1.0f, 1.0f))"};
-    std::string op = rng_.pick(fl ? float_ops : int_ops);
-    op = replace_all(op, "$k", constant(fl, {0.5, 1.5, -0.75, 2}, {2, 3, -1, 4}));
-    op = replace_all(op, "$a", a);
-    return replace_all(op, "$b", b);
-  }
-
-  // One expression using each leaf exactly once (so inlining chains of pointwise Funcs stays
-  // linear in size), with a few unary operations along the way.
-  std::string combine(std::vector<std::string> leaves, bool fl) {
-    const bool single = leaves.size() == 1;
-    auto take = [&]() {
-      size_t k = size_t(rng_.between(0, int64_t(leaves.size()) - 1));
-      std::string leaf = leaves[k];
-      leaves.erase(leaves.begin() + long(k));
-      return leaf;
-    };
-    while (leaves.size() > 1) {
-      std::string combined;
-      if (leaves.size() >= 3 && rng_.percent(15)) {
-        std::string a = take(), b = take(), c = take();
-        combined = "select(" + a + " > " + b + ", " + c + ", " + (fl ? "0.0f" : "0") + ")";
-      } else {
-        std::string a = take(), b = take();
-        combined = binary(a, b, fl);
-      }
-      if (rng_.percent(25)) combined = unary(combined, fl);
-      leaves.push_back(combined);
-    }
-    // A lone operand always gets some arithmetic.
-    if (single || rng_.percent(40)) leaves[0] = unary(leaves[0], fl);
-    if (single && rng_.percent(50)) leaves[0] = unary(leaves[0], fl);
-    return leaves[0];
-  }
-
-  // ---- The steps ------------------------------------------------------------------------------
-
-  enum class StepKind { Pointwise, Stencil, Downsample, Upsample, Transpose, Reduce, Scan, Histogram, MakeTable,
-                        Lookup, Warp, ChannelMix, MatMul };
-
-  void add_step() {
-    std::vector<size_t> unread = unread_nodes(/*inputs=*/false);
-    std::vector<size_t> scalars;
-    for (size_t n : unread)
-      if (kind_of(nodes_[n].shape) == ShapeKind::Scalar) scalars.push_back(n);
-    // Obligations: scalars are read at once (they cannot be outputs); every input is read by the
-    // end; many unread nodes are merged instead of all becoming outputs.
-    if (!scalars.empty()) return pointwise(scalars);
-    std::vector<size_t> unread_inputs = unread_nodes(/*inputs=*/true);
-    if (step_ == options_.stages && !unread_inputs.empty()) return pointwise(unread_inputs);
-    if (unread.size() >= 4) return pointwise(std::vector<size_t>(unread.end() - 3, unread.end()));
-
-    bool unread_table = false;
-    for (const Node &n : nodes_) unread_table = unread_table || (n.uses == 0 && is_table(n));
-    std::vector<int> weights = {18, 20, 7, 6, 5, 9, 5, 6, 3, unread_table ? 30 : 7, 5, 5, 2};
-    for (int attempt = 0; attempt < 20; attempt++) {
-      bool done = false;
-      switch (StepKind(rng_.weighted(weights))) {
-        case StepKind::Pointwise: pointwise({}); done = true; break;
-        case StepKind::Stencil: done = stencil(); break;
-        case StepKind::Downsample: done = downsample(); break;
-        case StepKind::Upsample: done = upsample(); break;
-        case StepKind::Transpose: done = transpose(); break;
-        case StepKind::Reduce: done = reduce(); break;
-        case StepKind::Scan: done = scan(); break;
-        case StepKind::Histogram: done = histogram(); break;
-        case StepKind::MakeTable: done = make_table(); break;
-        case StepKind::Lookup: done = lookup(); break;
-        case StepKind::Warp: done = warp(); break;
-        case StepKind::ChannelMix: done = channel_mix(); break;
-        case StepKind::MatMul: done = matmul(); break;
-      }
-      if (done) return;
-    }
-    pointwise({});
-  }
-
-  // Arithmetic of 1-4 operands of mixed types (images at other sizes are rescaled, profiles
-  // and scalars broadcast, tables looked up by the first operand's value), computed in one
-  // working type and converted to the result type. `must_read` are operands it has to take.
-  void pointwise(const std::vector<size_t> &must_read) {
-    std::optional<size_t> primary;
-    for (size_t m : must_read)
-      if (is_dense(nodes_[m])) {
-        primary = m;
-        break;
-      }
-    if (!primary) primary = pick(is_dense);  // input 0 is an image: there is always one
-    std::vector<size_t> operands = {*primary};
-    for (size_t m : must_read)
-      if (m != *primary && operands.size() < 4) operands.push_back(m);
-    if (must_read.empty()) {
-      const int64_t more = rng_.between(0, 2);
-      for (int64_t k = 0; k < more; k++)
-        if (auto o = pick([](const Node &) { return true; }, operands)) operands.push_back(*o);
-    }
-
-    const Node &p = nodes_[*primary];
-    std::vector<Elem> types;
-    std::string names;
-    for (size_t o : operands) {
-      types.push_back(nodes_[o].type);
-      names += (names.empty() ? "" : ", ") + nodes_[o].name;
-    }
-    const Elem work = working_type(types);
-    const Elem out = result_type(p.type);
-    Node &n = define("mix", out, p.shape, "pointwise " + std::string(short_name(work)) + " arithmetic of " + names,
-                     operands);
-
-    n.lines.push_back("{");
-    std::vector<std::string> leaves;
-    for (size_t k = 0; k < operands.size(); k++) {
-      const Node &o = nodes_[operands[k]];
-      // a, b, d, e: c and i are the generator's Vars.
-      const std::string letter(1, "abde"[k]);
-      std::string value;
-      if (is_table(o)) value = read(o, n.shape, index_of("a", p.type, o.shape[0].extent));
-      else value = read(o, n.shape);
-      n.lines.push_back("    Expr " + letter + " = " + value + ";");
-      leaves.push_back(cast_to(work, o.type, letter));
-    }
-    if (rng_.percent(12)) {
-      // A term of the coordinates (gradients, stripes).
-      std::string coordinate = var_name(n.shape[0].role);
-      leaves.push_back(is_float(work) ? "cast<float>(" + coordinate + ") * 0.0625f" : "(" + coordinate + " % 16)");
-    }
-    const std::string value = combine(leaves, is_float(work));
-    n.lines.push_back("    " + n.name + "(" + args_text(n.shape) + ") = " + convert(out, work, value) + ";");
-    n.lines.push_back("}");
-  }
-
-  // Stencil taps of one of the usual shapes. `signed_weights` is set for derivatives (their
-  // weights sum to zero: no normalization).
-  std::vector<Tap> stencil_taps(std::string &shape_name, bool &signed_weights, bool &flat) {
-    std::vector<Tap> taps;
-    signed_weights = false;
-    flat = false;
-    switch (rng_.weighted({30, 20, 10, 8, 12, 12})) {
-      case 0: {  // box, flat or binomial (Gaussian-like)
-        int rx = int(rng_.between(0, 3)), ry = int(rng_.between(rx == 0 ? 1 : 0, 3));
-        flat = rx > 2 || ry > 2 || rng_.percent(50);
-        std::vector<int> wx = binomial_row(rx), wy = binomial_row(ry);
-        for (int dy = -ry; dy <= ry; dy++)
-          for (int dx = -rx; dx <= rx; dx++) taps.push_back({dx, dy, flat ? 1 : wx[dx + rx] * wy[dy + ry]});
-        shape_name = str(2 * rx + 1) + "x" + str(2 * ry + 1) + (flat ? " box" : " Gaussian");
-        break;
-      }
-      case 1: {  // a line along x or y
-        const bool along_x = rng_.percent(50);
-        int r = int(rng_.between(1, 4));
-        std::vector<int> w = binomial_row(r);
-        for (int d = -r; d <= r; d++) taps.push_back({along_x ? d : 0, along_x ? 0 : d, w[d + r]});
-        shape_name = str(2 * r + 1) + "-tap " + (along_x ? "horizontal" : "vertical") + " binomial";
-        break;
-      }
-      case 2: {  // cross
-        int r = int(rng_.between(1, 3));
-        for (int d = -r; d <= r; d++) taps.push_back({d, 0, d == 0 ? 2 : 1});
-        for (int d = -r; d <= r; d++)
-          if (d != 0) taps.push_back({0, d, 1});
-        shape_name = "cross of radius " + str(r);
-        break;
-      }
-      case 3: {  // diamond
-        int r = int(rng_.between(1, 2));
-        for (int dy = -r; dy <= r; dy++)
-          for (int dx = -r; dx <= r; dx++)
-            if (std::abs(dx) + std::abs(dy) <= r) taps.push_back({dx, dy, 1});
-        shape_name = "diamond of radius " + str(r);
-        break;
-      }
-      case 4: {  // sparse random taps
-        int count = int(rng_.between(3, 7));
-        while (int(taps.size()) < count) {
-          Tap t{int(rng_.between(-3, 3)), int(rng_.between(-3, 3)), int(rng_.between(1, 3))};
-          bool seen = false;
-          for (const Tap &u : taps) seen = seen || (u.dx == t.dx && u.dy == t.dy);
-          if (!seen) taps.push_back(t);
-        }
-        shape_name = str(count) + " scattered taps";
-        break;
-      }
-      default: {  // derivatives
-        signed_weights = true;
-        switch (rng_.between(0, 3)) {
-          case 0:
-            taps = {{-1, -1, -1}, {1, -1, 1}, {-1, 0, -2}, {1, 0, 2}, {-1, 1, -1}, {1, 1, 1}};
-            shape_name = "Sobel x";
-            break;
-          case 1:
-            taps = {{-1, -1, -1}, {0, -1, -2}, {1, -1, -1}, {-1, 1, 1}, {0, 1, 2}, {1, 1, 1}};
-            shape_name = "Sobel y";
-            break;
-          case 2:
-            taps = {{0, -1, -1}, {-1, 0, -1}, {0, 0, 4}, {1, 0, -1}, {0, 1, -1}};
-            shape_name = "Laplacian";
-            break;
-          default:
-            taps = {{-1, 0, -1}, {1, 0, 1}};
-            shape_name = "central difference";
-            break;
-        }
-      }
-    }
-    return taps;
-  }
-
-  // A weighted sum of taps as text: "tap(-1, 0) + 2 * tap(0, 0) - tap(1, 0)".
-  static std::string tap_sum(const std::vector<Tap> &taps) {
-    std::string out;
-    for (const Tap &t : taps) {
-      const std::string call = "tap(" + str(t.dx) + ", " + str(t.dy) + ")";
-      const int w = std::abs(t.weight);
-      const std::string term = w == 1 ? call : str(w) + " * " + call;
-      if (out.empty()) out = t.weight < 0 ? "-" + term : term;
-      else out += (t.weight < 0 ? " - " : " + ") + term;
-    }
-    return out;
-  }
-
-  bool stencil() {
-    auto src_index = pick(is_image);
-    if (!src_index) return false;
-    const Node &src = nodes_[*src_index];
-    std::string shape_name;
-    bool signed_weights = false, flat = false;
-    std::vector<Tap> taps = stencil_taps(shape_name, signed_weights, flat);
-    const bool morphology = !signed_weights && rng_.percent(20);
-    const bool box = flat && !signed_weights && taps.size() > 1;
-    // RDoms for flat boxes (as an update definition or an inline reduction); explicit taps
-    // otherwise, and always when there are few.
-    enum { Explicit, UpdateDefinition, InlineReduction } style = Explicit;
-    if (box && (taps.size() > 15 || rng_.percent(45))) style = rng_.percent(55) ? UpdateDefinition : InlineReduction;
-
-    const Elem work = working_type({src.type});
-    Elem out;
-    if (morphology) out = src.type;
-    else if (signed_weights) out = is_float(work) ? Elem::F32 : rng_.pick(std::vector<Elem>{Elem::I16, Elem::I32});
-    else if (style != Explicit) out = work;
-    else out = result_type(src.type);
-
-    const std::string what =
-        std::string(morphology ? (rng_.percent(50) ? "dilation" : "erosion") : "stencil") + " (" + shape_name + ")";
-    const std::string stem = morphology ? (what[0] == 'd' ? "dilate" : "erode")
-                             : signed_weights ? "edges"
-                             : box ? "box" : "blur";
-    const Shape shape = src.shape;
-    std::string source = src.reader;
-    std::vector<std::string> prelude;
-    if (!src.is_input && rng_.percent(30)) {
-      // A boundary condition on the producer's domain: the stencil never reads outside it.
-      const bool interior_ok = shape[0].extent >= 2 && shape[1].extent >= 2;
-      const std::string kind = rng_.pick(std::vector<std::string>{
-          "repeat_edge", "mirror_image", interior_ok ? "mirror_interior" : "repeat_edge", "constant_exterior"});
-      source = src.name + "_bounded";
-      const std::string region = "{{0, " + str(shape[0].extent) + "}, {0, " + str(shape[1].extent) + "}}";
-      const std::string value = kind == "constant_exterior" ? ", cast<" + std::string(cpp_type(src.type)) + ">(0)" : "";
-      prelude.push_back("    Func " + source + " = BoundaryConditions::" + kind + "(" + src.name + value + ", " +
-                        region + ");");
-    }
-    Node &n = define(stem, out, shape, what + " of " + src.name, {*src_index});
-    const std::string args = args_text(shape);
-    const std::string lhs = n.name + "(" + args + ")";
-    const bool fl = is_float(work);
-    int weight_sum = 0;
-    for (const Tap &t : taps) weight_sum += t.weight;
-
-    n.lines.push_back("{");
-    n.lines.insert(n.lines.end(), prelude.begin(), prelude.end());
-    if (style == Explicit) {
-      const std::string tap_value = source + "(" + offset_args(shape, "x + dx", "y + dy") + ")";
-      n.lines.push_back("    auto tap = [&](int dx, int dy) { return " +
-                        (morphology ? tap_value : cast_to(work, src.type, tap_value)) + "; };");
-      std::string value;
-      if (morphology) {
-        const char *op = what[0] == 'd' ? "max" : "min";
-        value = "tap(" + str(taps[0].dx) + ", " + str(taps[0].dy) + ")";
-        for (size_t k = 1; k < taps.size(); k++)
-          value = std::string(op) + "(" + value + ", tap(" + str(taps[k].dx) + ", " + str(taps[k].dy) + "))";
-      } else {
-        value = tap_sum(taps);
-        // Normalized by the weight sum, a positive constant (derivatives sum to zero: left as is).
-        if (!signed_weights && weight_sum > 1)
-          value = fl ? "(" + value + ") / " + float_literal(weight_sum)
-                     : "(" + value + " + " + str(weight_sum / 2) + ") / " + str(weight_sum);
-        value = convert(out, work, value);
-      }
-      n.lines.push_back("    " + lhs + " = " + value + ";");
-    } else {
-      const int rx = -taps.front().dx, ry = -taps.front().dy;
-      n.lines.push_back("    RDom r(" + str(-rx) + ", " + str(2 * rx + 1) + ", " + str(-ry) + ", " + str(2 * ry + 1) +
-                        ", \"r_" + n.name + "\");");
-      const std::string tap_value = source + "(" + offset_args(shape, "x + r.x", "y + r.y") + ")";
-      const std::string centre = source + "(" + args + ")";
-      const char *op = what[0] == 'd' ? "max" : "min";
-      if (style == UpdateDefinition && morphology) {
-        n.lines.push_back("    " + lhs + " = " + centre + ";");
-        n.lines.push_back("    " + lhs + " = " + op + "(" + lhs + ", " + tap_value + ");");
-      } else if (style == UpdateDefinition) {
-        n.lines.push_back("    " + lhs + " = " + (fl ? "0.0f" : "0") + ";");
-        n.lines.push_back("    " + lhs + " += " + cast_to(work, src.type, tap_value) + ";");
-        if (rng_.percent(50))  // a second update: the mean
-          n.lines.push_back("    " + lhs + " = " + lhs + " / " + (fl ? float_literal(weight_sum) : str(weight_sum)) + ";");
-      } else if (morphology) {
-        n.lines.push_back("    " + lhs + " = " + (op[1] == 'a' ? "maximum(" : "minimum(") + tap_value + ", \"" + n.name +
-                          "_" + (op[1] == 'a' ? "max" : "min") + "\");");
-      } else {
-        n.lines.push_back("    " + lhs + " = sum(" + cast_to(work, src.type, tap_value) + ", \"" + n.name + "_sum\") / " +
-                          (fl ? float_literal(weight_sum) : str(weight_sum)) + ";");
-      }
-    }
-    n.lines.push_back("}");
-    return true;
-  }
-
-  bool downsample() {
-    auto src_index = pick(is_image);
-    if (!src_index) return false;
-    const Node &src = nodes_[*src_index];
-    const int64_t fx = rng_.between(1, 4), fy = rng_.between(fx == 1 ? 2 : 1, 4);
-    Shape shape = src.shape;
-    shape[0].extent = (shape[0].extent + fx - 1) / fx;
-    shape[1].extent = (shape[1].extent + fy - 1) / fy;
-    const Elem work = working_type({src.type});
-    const int style = int(rng_.weighted({50, 30, fx == 2 && fy == 2 ? 20 : 0}));
-    const Elem out = style == 1 ? src.type : result_type(src.type);
-    const std::string factor = str(fx) + "x" + str(fy);
-    const char *what[] = {"average of ", "subsampled ", "[1 3 3 1] filtered "};
-    Node &n = define("down", out, shape, std::string(what[style]) + factor + " blocks of " + src.name, {*src_index});
-    const std::string lhs = n.name + "(" + args_text(shape) + ")";
-    const std::string sx = fx == 1 ? "x" : str(fx) + " * x", sy = fy == 1 ? "y" : str(fy) + " * y";
-    if (style == 1) {
-      n.lines.push_back(lhs + " = " + src.reader + "(" + offset_args(shape, sx, sy) + ");");
-      return true;
-    }
-    n.lines.push_back("{");
-    const std::string tap_value = src.reader + "(" + offset_args(shape, sx + " + dx", sy + " + dy") + ")";
-    n.lines.push_back("    auto tap = [&](int dx, int dy) { return " + cast_to(work, src.type, tap_value) + "; };");
-    std::vector<Tap> taps;
-    if (style == 0) {
-      for (int dy = 0; dy < fy; dy++)
-        for (int dx = 0; dx < fx; dx++) taps.push_back({dx, dy, 1});
-    } else {
-      const int w[] = {1, 3, 3, 1};
-      for (int dy = -1; dy <= 2; dy++)
-        for (int dx = -1; dx <= 2; dx++) taps.push_back({dx, dy, w[dx + 1] * w[dy + 1]});
-    }
-    int weight_sum = 0;
-    for (const Tap &t : taps) weight_sum += t.weight;
-    const std::string value = is_float(work) ? "(" + tap_sum(taps) + ") / " + float_literal(weight_sum)
-                                             : "(" + tap_sum(taps) + " + " + str(weight_sum / 2) + ") / " + str(weight_sum);
-    n.lines.push_back("    " + lhs + " = " + convert(out, work, value) + ";");
-    n.lines.push_back("}");
-    return true;
-  }
-
-  bool upsample() {
-    auto src_index = pick(is_image);
-    if (!src_index) return false;
-    const Node &src = nodes_[*src_index];
-    const bool linear = rng_.percent(50);
-    const int64_t fx = linear ? 2 : rng_.between(1, 4), fy = linear ? 2 : rng_.between(fx == 1 ? 2 : 1, 4);
-    Shape shape = src.shape;
-    shape[0].extent *= fx;
-    shape[1].extent *= fy;
-    if (shape[0].extent > kMaxExtent || shape[1].extent > kMaxExtent || points_of(shape) > kMaxPoints) return false;
-    const Elem work = working_type({src.type});
-    const Elem out = linear ? result_type(src.type) : src.type;
-    Node &n = define("up", out, shape,
-                     std::string(linear ? "bilinear" : "nearest-neighbour") + " " + str(fx) + "x" + str(fy) +
-                         " upsampling of " + src.name,
-                     {*src_index});
-    const std::string lhs = n.name + "(" + args_text(shape) + ")";
-    const std::string sx = fx == 1 ? "x" : "x / " + str(fx), sy = fy == 1 ? "y" : "y / " + str(fy);
-    if (!linear) {
-      n.lines.push_back(lhs + " = " + src.reader + "(" + offset_args(shape, sx, sy) + ");");
-      return true;
-    }
-    // Weights 9 3 3 1 towards the nearer neighbours: the classic 2x bilinear upsampling.
-    n.lines.push_back("{");
-    n.lines.push_back("    Expr nx = 2 * (x % 2) - 1, ny = 2 * (y % 2) - 1;  // side of the nearer neighbour");
-    const std::string tap_value = src.reader + "(" + offset_args(shape, "x / 2 + dx", "y / 2 + dy") + ")";
-    n.lines.push_back("    auto tap = [&](Expr dx, Expr dy) { return " + cast_to(work, src.type, tap_value) + "; };");
-    const std::string sum = "9 * tap(0, 0) + 3 * tap(nx, 0) + 3 * tap(0, ny) + tap(nx, ny)";
-    const std::string value = is_float(work) ? "(" + sum + ") / 16.0f" : "(" + sum + " + 8) / 16";
-    n.lines.push_back("    " + lhs + " = " + convert(out, work, value) + ";");
-    n.lines.push_back("}");
-    return true;
-  }
-
-  bool transpose() {
-    auto src_index = pick(is_image);
-    if (!src_index) return false;
-    const Node &src = nodes_[*src_index];
-    const int64_t w = src.shape[0].extent, h = src.shape[1].extent;
-    Shape shape = src.shape;
-    std::string coords, stem, what;
-    switch (rng_.between(0, 2)) {
-      case 0:
-        std::swap(shape[0].extent, shape[1].extent);
-        coords = offset_args(shape, "y", "x");
-        stem = "transpose";
-        what = "transpose of ";
-        break;
-      case 1:
-        coords = offset_args(shape, str(w - 1) + " - x", "y");  // x in [0, w): in the domain
-        stem = "flip";
-        what = "left-right flip of ";
-        break;
-      default:
-        std::swap(shape[0].extent, shape[1].extent);
-        coords = offset_args(shape, "y", str(h - 1) + " - x");
-        stem = "rotate";
-        what = "90 degree rotation of ";
-        break;
-    }
-    const Elem out = result_type(src.type);
-    Node &n = define(stem, out, shape, what + src.name, {*src_index});
-    n.lines.push_back(n.name + "(" + args_text(shape) + ") = " + convert(out, src.type, src.reader + "(" + coords + ")") + ";");
-    return true;
-  }
-
-  // Reductions over RDoms into a smaller Func: per-column or per-row profiles, channel
-  // reductions, totals. Sums, means, maxima or minima.
-  bool reduce() {
-    auto src_index = pick(is_dense);
-    if (!src_index) return false;
-    const Node &src = nodes_[*src_index];
-    // What is kept: the roles of the result.
-    std::vector<std::vector<Role>> options;
-    if (is_image(src)) {
-      options.push_back({Role::X});
-      options.push_back({Role::Y});
-      if (src.shape.size() == 3) options.push_back({Role::X, Role::Y});
-    }
-    // A total is the only Func nothing can be left unread as (scalars are no outputs): never
-    // on the last step.
-    if (points_of(src.shape) <= kMaxSerialPoints && step_ < options_.stages) options.push_back({});
-    if (options.empty()) return false;
-    const std::vector<Role> kept = rng_.pick(options);
-    Shape shape;
-    std::vector<size_t> reduced_dims;
-    for (size_t d = 0; d < src.shape.size(); d++) {
-      if (std::count(kept.begin(), kept.end(), src.shape[d].role)) shape.push_back(src.shape[d]);
-      else reduced_dims.push_back(d);
-    }
-    const int op = int(rng_.weighted({40, 20, 20, 20}));  // sum, mean, max, min
-    const Elem work = working_type({src.type});
-    const Elem out = op >= 2 ? src.type : work;
-    static const char *op_names[] = {"sum", "mean", "maximum", "minimum"};
-    static const char *stems[] = {"sum", "mean", "max", "min"};
-    std::string what = std::string(op_names[op]) + " over ";
-    for (size_t k = 0; k < reduced_dims.size(); k++)
-      what += (k ? ", " : "") + std::string(var_name(src.shape[reduced_dims[k]].role));
-    const std::string over = shape.empty()                              ? "total_"
-                             : kept.size() == 2                          ? "channel_"
-                             : kept[0] == Role::X                        ? "column_"
-                                                                         : "row_";
-    Node &n = define(over + stems[op],
-                     out, shape, what + " of " + src.name, {*src_index});
-    // The RDom covers the reduced dims of src's domain; kept dims read the result's own vars.
-    int64_t count = 1;
-    std::string rdom = "RDom r(";
-    for (size_t k = 0; k < reduced_dims.size(); k++) {
-      rdom += (k ? ", 0, " : "0, ") + str(src.shape[reduced_dims[k]].extent);
-      count *= src.shape[reduced_dims[k]].extent;
-    }
-    rdom += ", \"r_" + n.name + "\");";
-    auto src_at = [&](bool first_point) {
-      std::string out_text = src.reader + "(";
-      size_t k = 0;
-      for (size_t d = 0; d < src.shape.size(); d++) {
-        std::string coordinate;
-        if (std::count(reduced_dims.begin(), reduced_dims.end(), d)) coordinate = first_point ? "0" : rvar(k++, reduced_dims.size());
-        else coordinate = var_name(src.shape[d].role);
-        out_text += (d ? ", " : "") + coordinate;
-      }
-      return out_text + ")";
-    };
-    const std::string lhs = n.name + "(" + args_text(shape) + ")";
-    n.lines.push_back("{");
-    n.lines.push_back("    " + rdom);
-    if (op <= 1) {
-      n.lines.push_back("    " + lhs + " = " + (is_float(work) ? "0.0f" : "0") + ";");
-      n.lines.push_back("    " + lhs + " += " + cast_to(work, src.type, src_at(false)) + ";");
-      if (op == 1)  // the mean: divided by the count, a positive constant
-        n.lines.push_back("    " + lhs + " = " + lhs + " / " + (is_float(work) ? float_literal(double(count)) : str(count)) + ";");
-    } else {
-      n.lines.push_back("    " + lhs + " = " + src_at(true) + ";");
-      n.lines.push_back("    " + lhs + " = " + (op == 2 ? "max(" : "min(") + lhs + ", " + src_at(false) + ");");
-    }
-    n.lines.push_back("}");
-    return true;
-  }
-
-  // Prefix sums and first-order recursive filters along x or y of an image (an update over an
-  // RDom that reads its own previous result), or cumulative tables.
-  bool scan() {
-    auto src_index = pick([](const Node &n) { return is_image(n) || (is_table(n) && n.shape[0].extent >= 2); });
-    if (!src_index) return false;
-    const Node &src = nodes_[*src_index];
-    const Elem work = working_type({src.type});
-    if (is_table(src)) {
-      Node &n = define("cumulative", work, src.shape, "cumulative sum of " + src.name, {*src_index});
-      const std::string rest = src.shape.size() > 1 ? ", y" : "";
-      n.lines.push_back("{");
-      n.lines.push_back("    RDom r(1, " + str(src.shape[0].extent - 1) + ", \"r_" + n.name + "\");");
-      n.lines.push_back("    " + n.name + "(" + args_text(src.shape) + ") = " + cast_to(work, src.type, read(src, src.shape)) + ";");
-      n.lines.push_back("    " + n.name + "(r" + rest + ") = " + n.name + "(r - 1" + rest + ") + " + n.name + "(r" + rest + ");");
-      n.lines.push_back("}");
-      return true;
-    }
-    const bool along_x = rng_.percent(50);
-    const int64_t extent = src.shape[along_x ? 0 : 1].extent;
-    if (extent < 2) return false;
-    const bool recursive = rng_.percent(40);
-    const Elem out = recursive ? Elem::F32 : work;
-    Node &n = define(recursive ? "iir" : "prefix_sum", out, src.shape,
-                     std::string(recursive ? "recursive filter" : "prefix sum") + " along " + (along_x ? "x" : "y") +
-                         " of " + src.name,
-                     {*src_index});
-    const std::string here = offset_args(src.shape, along_x ? "r" : "x", along_x ? "y" : "r");
-    const std::string before = offset_args(src.shape, along_x ? "r - 1" : "x", along_x ? "y" : "r - 1");
-    n.lines.push_back("{");
-    n.lines.push_back("    RDom r(1, " + str(extent - 1) + ", \"r_" + n.name + "\");");
-    n.lines.push_back("    " + n.name + "(" + args_text(src.shape) + ") = " + cast_to(out, src.type, read(src, src.shape)) + ";");
-    if (recursive) {
-      const int64_t keep = rng_.between(1, 7);  // feedback keep/8
-      n.lines.push_back("    " + n.name + "(" + here + ") = " + n.name + "(" + before + ") * " + float_literal(keep / 8.0) +
-                        " + " + n.name + "(" + here + ") * " + float_literal((8 - keep) / 8.0) + ";");
-    } else {
-      n.lines.push_back("    " + n.name + "(" + here + ") = " + n.name + "(" + before + ") + " + n.name + "(" + here + ");");
-    }
-    n.lines.push_back("}");
-    return true;
-  }
-
-  // Scatters: counts (or sums of values) into bins chosen by the data, over the whole domain
-  // when that is small enough for one GPU thread, else one histogram per row.
-  bool histogram() {
-    auto src_index = pick(is_dense);
-    if (!src_index) return false;
-    const Node &src = nodes_[*src_index];
-    const bool per_row = points_of(src.shape) > kMaxSerialPoints || (is_image(src) && rng_.percent(30));
-    if (per_row && !is_image(src)) return false;
-    const int64_t bins = rng_.pick(std::vector<int64_t>{16, 32, 64, 128, 256, 512, 1024});
-    const bool weighted = rng_.percent(25);
-    const Elem out = weighted ? Elem::F32 : Elem::I32;
-    Shape shape = {{Role::I, bins}};
-    if (per_row) shape.push_back(src.shape[1]);
-    Node &n = define(per_row ? "row_hist" : "hist", out, shape,
-                     std::string(weighted ? "value-weighted " : "") + str(bins) + "-bin histogram of " + src.name +
-                         (per_row ? ", one per row" : ""),
-                     {*src_index});
-    std::vector<size_t> reduced;
-    for (size_t d = 0; d < src.shape.size(); d++)
-      if (!(per_row && src.shape[d].role == Role::Y)) reduced.push_back(d);
-    std::string rdom = "RDom r(";
-    std::string value = src.reader + "(";
-    for (size_t d = 0, k = 0; d < src.shape.size(); d++) {
-      const bool is_reduced = std::count(reduced.begin(), reduced.end(), d) > 0;
-      if (is_reduced) rdom += (k ? ", 0, " : "0, ") + str(src.shape[d].extent);
-      value += (d ? ", " : "") + (is_reduced ? rvar(k++, reduced.size()) : std::string("y"));
-    }
-    rdom += ", \"r_" + n.name + "\");";
-    value += ")";
-    n.lines.push_back("{");
-    n.lines.push_back("    " + rdom);
-    n.lines.push_back("    " + n.name + "(" + args_text(shape) + ") = " + (weighted ? "0.0f" : "0") + ";");
-    n.lines.push_back("    Expr value = " + value + ";");
-    const std::string bin = index_of("value", src.type, bins) + (per_row ? ", y" : "");
-    n.lines.push_back("    " + n.name + "(" + bin + ") += " + (weighted ? cast_to(Elem::F32, src.type, "value") : "1") + ";");
-    n.lines.push_back("}");
-    return true;
-  }
-
-  // A lookup table: a curve of its index, or the normalized curve of a table so far (for
-  // example an equalization curve from a cumulative histogram).
-  bool make_table() {
-    const bool from_table = rng_.percent(50);
-    std::optional<size_t> src_index;
-    if (from_table) src_index = pick(is_table);
-    if (src_index) {
-      const Node &src = nodes_[*src_index];
-      const Elem out = rng_.pick(std::vector<Elem>{Elem::U8, Elem::U16, Elem::F32});
-      const double full = out == Elem::U8 ? 255 : out == Elem::U16 ? 65535 : 1;
-      Node &n = define("curve", out, src.shape, "normalized curve of " + src.name, {*src_index});
-      const std::string rest = src.shape.size() > 1 ? ", y" : "";
-      n.lines.push_back("{");
-      n.lines.push_back("    Expr last = cast<float>(" + src.reader + "(" + str(src.shape[0].extent - 1) + rest + "));");
-      // Divides by at least 1: never by zero.
-      n.lines.push_back("    " + n.name + "(" + args_text(src.shape) + ") = " +
-                        convert(out, Elem::F32, "cast<float>(" + src.reader + "(i" + rest + ")) * " + float_literal(full) +
-                                                    " / max(abs(last), 1.0f)") +
-                        ";");
-      n.lines.push_back("}");
-      return true;
-    }
-    const int64_t size = rng_.pick(std::vector<int64_t>{256, 1024, 4096});
-    const Elem out = rng_.pick(std::vector<Elem>{Elem::U8, Elem::U16, Elem::I16, Elem::F32});
-    const double full = out == Elem::U8 ? 255 : out == Elem::U16 ? 65535 : out == Elem::I16 ? 32767 : 1;
-    const std::string t = "cast<float>(i) / " + float_literal(double(size - 1));  // in [0, 1]
-    std::string curve, what;
-    switch (rng_.between(0, 2)) {
-      case 0:
-        curve = "pow(" + t + ", " + float_literal(rng_.pick(std::vector<double>{0.45, 2.2, 0.5, 1.5})) + ")";
-        what = "gamma curve";
-        break;
-      case 1:
-        curve = "(0.5f - 0.5f * cos(" + t + " * 3.14159265f))";
-        what = "S-curve";
-        break;
-      default:
-        curve = "abs(" + t + " * 2.0f - 1.0f)";
-        what = "triangle curve";
-        break;
-    }
-    Node &n = define("curve", out, {{Role::I, size}}, str(size) + "-entry " + what, {});
-    n.lines.push_back(n.name + "(i) = " + convert(out, Elem::F32, curve + " * " + float_literal(full)) + ";");
-    return true;
-  }
-
-  // Gathers: each point of an image looks its value up in a table (index clamped).
-  bool lookup() {
-    auto table_index = pick(is_table);
-    if (!table_index) return false;
-    auto src_index = pick(is_dense);
-    const Node &table = nodes_[*table_index];
-    const Node &src = nodes_[*src_index];
-    const Elem out = result_type(table.type);
-    Node &n = define("lookup", out, src.shape, "values of " + src.name + " looked up in " + table.name,
-                     {*table_index, *src_index});
-    n.lines.push_back("{");
-    n.lines.push_back("    Expr value = " + read(src, src.shape) + ";");
-    n.lines.push_back("    " + n.name + "(" + args_text(src.shape) + ") = " +
-                      convert(out, table.type, read(table, src.shape, index_of("value", src.type, table.shape[0].extent))) +
-                      ";");
-    n.lines.push_back("}");
-    return true;
-  }
-
-  // Data-dependent gathers: an image read at its own coordinates displaced by up to a few
-  // pixels, the displacement read from another Func; the coordinates are clamped to the domain.
-  bool warp() {
-    auto src_index = pick(is_image);
-    if (!src_index) return false;
-    auto by_index = pick(is_dense);
-    const Node &src = nodes_[*src_index];
-    const Node &by = nodes_[*by_index];
-    const int64_t radius = rng_.between(1, 8);
-    const bool both = rng_.percent(60);
-    const Elem out = result_type(src.type);
-    Node &n = define("warp", out, src.shape,
-                     "gather of " + src.name + " displaced by up to " + str(radius) + " pixels by " + by.name,
-                     {*src_index, *by_index});
-    const std::string w1 = str(src.shape[0].extent - 1), h1 = str(src.shape[1].extent - 1);
-    n.lines.push_back("{");
-    n.lines.push_back("    Expr displacement = " + read(by, src.shape) + ";");
-    n.lines.push_back("    Expr dx = " + index_of("displacement", by.type, 2 * radius + 1) + " - " + str(radius) + ";");
-    std::string sy = "y";
-    if (both) {
-      n.lines.push_back("    Expr dy = " + str(radius) + " - " + index_of("displacement", by.type, 2 * radius + 1) + ";");
-      sy = "clamp(y + dy, 0, " + h1 + ")";
-    }
-    const std::string value = src.reader + "(" + offset_args(src.shape, "clamp(x + dx, 0, " + w1 + ")", sy) + ")";
-    n.lines.push_back("    " + n.name + "(" + args_text(src.shape) + ") = " + convert(out, src.type, value) + ";");
-    n.lines.push_back("}");
-    return true;
-  }
-
-  // Channel mixing (a 1x1 convolution over an RDom of channels), or a grey image expanded to
-  // channels.
-  bool channel_mix() {
-    auto src_index = pick(is_image);
-    if (!src_index) return false;
-    const Node &src = nodes_[*src_index];
-    const int64_t w = src.shape[0].extent, h = src.shape[1].extent;
-    const Elem work = working_type({src.type});
-    const bool fl = is_float(work);
-    if (src.shape.size() == 2) {
-      const int64_t channels = rng_.between(2, 4);
-      if (w * h * channels > kMaxPoints) return false;
-      Node &n = define("expand", work, image_shape(w, h, channels), str(channels) + " channels scaled from " + src.name,
-                       {*src_index});
-      std::string gains;
-      for (int64_t k = 0; k < channels; k++)
-        gains += (k ? ", " : "") + (fl ? float_literal(double(rng_.between(1, 8)) / 4) : str(rng_.between(1, 4)));
-      n.lines.push_back(n.name + "(x, y, c) = " + cast_to(work, src.type, src.reader + "(x, y)") + " * mux(c, {" + gains + "});");
-      return true;
-    }
-    const int64_t channels = std::max<int64_t>(1, random_channels(w, h));
-    Node &n = define("channel_mix", work, image_shape(w, h, channels),
-                     str(src.shape[2].extent) + " to " + str(channels) + " channel mix of " + src.name, {*src_index});
-    // Weights from a small formula of (c, r): no table of constants needed.
-    const std::string weight = "((c * " + str(rng_.between(2, 7)) + " + r * " + str(rng_.between(2, 7)) + ") % " +
-                               str(rng_.between(3, 9)) + " - 2)";
-    n.lines.push_back("{");
-    n.lines.push_back("    RDom r(0, " + str(src.shape[2].extent) + ", \"r_" + n.name + "\");");
-    n.lines.push_back("    " + n.name + "(x, y, c) = " + (fl ? "0.0f" : "0") + ";");
-    n.lines.push_back("    " + n.name + "(x, y, c) += " + cast_to(work, src.type, src.reader + "(x, y, r)") + " * " +
-                      (fl ? "cast<float>" + weight + " * 0.25f" : weight) + ";");
-    n.lines.push_back("}");
-    return true;
-  }
-
-  // A matrix product of two 2-D Funcs (rows of one, columns of the other) over an RDom.
-  bool matmul() {
-    auto a_index = pick(is_image_2d);
-    if (!a_index) return false;
-    auto b_index = pick(is_image_2d);
-    const Node &a = nodes_[*a_index];
-    const Node &b = nodes_[*b_index];
-    const int64_t k = std::min({a.shape[0].extent, b.shape[1].extent, int64_t(256)});
-    const int64_t w = b.shape[0].extent, h = a.shape[1].extent;
-    if (w * h > (int64_t(1) << 24) || w * h * k > (int64_t(1) << 31)) return false;
-    Node &n = define("matmul", Elem::F32, image_shape(w, h, 0),
-                     "product of " + a.name + " and " + b.name + " over " + str(k) + " terms", {*a_index, *b_index});
-    n.lines.push_back("{");
-    n.lines.push_back("    RDom r(0, " + str(k) + ", \"r_" + n.name + "\");");
-    n.lines.push_back("    " + n.name + "(x, y) = 0.0f;");
-    n.lines.push_back("    " + n.name + "(x, y) += " + cast_to(Elem::F32, a.type, a.reader + "(r, y)") + " * " +
-                      cast_to(Elem::F32, b.type, b.reader + "(x, r)") + ";");
-    n.lines.push_back("}");
-    return true;
-  }
-
-  // ---- The file -----------------------------------------------------------------------------
-
-  std::string source() const {
-    std::vector<const Node *> inputs, outputs;
-    for (const Node &n : nodes_) {
-      if (n.is_input) inputs.push_back(&n);
-      else if (n.uses == 0) outputs.push_back(&n);
-    }
-    std::ostringstream out;
-    out << "// A random Halide pipeline for training and stress tests, written by\n"
-        << "//   hlsched random-pipeline --seed " << options_.seed << " --stages " << options_.stages << "\n"
-        << "// (the same command writes the same file). " << options_.stages << " stages, " << inputs.size()
-        << (inputs.size() == 1 ? " input, " : " inputs, ") << outputs.size()
-        << (outputs.size() == 1 ? " output" : " outputs") << ":\n";
-    for (const Node &n : nodes_)
-      out << "//   " << n.name << " (" << short_name(n.type) << ", " << extent_text(n.shape) << "): " << n.summary
-          << (!n.is_input && n.uses == 0 ? " [output]" : "") << "\n";
-    out << "#include \"Halide.h\"\n\nnamespace {\n\nusing namespace Halide;\n\n";
-    if (uses_index_of_) {
-      out << "// A table index in [0, size) from a value: scaled, clamped while still a float (NaN and\n"
-          << "// infinities land in range too), then clamped as an integer for bounds inference.\n"
-          << "Expr index_of(Expr value, float scale, int size) {\n"
-          << "    Expr scaled = clamp(cast<float>(value) * scale, 0.0f, float(size - 1));\n"
-          << "    return clamp(cast<int32_t>(scaled), 0, size - 1);\n"
-          << "}\n\n";
-    }
-    out << "class RandomPipeline : public Generator<RandomPipeline> {\npublic:\n";
-    for (const Node *n : inputs)
-      out << "    Input<Buffer<" << cpp_type(n->type) << ", " << n->shape.size() << ">> " << n->name << "{\"" << n->name
-          << "\"};\n";
-    for (const Node *n : outputs)
-      out << "    Output<Buffer<" << cpp_type(n->type) << ", " << n->shape.size() << ">> " << n->name << "{\"" << n->name
-          << "\"};\n";
-    out << "\n    void generate() {\n";
-    for (const Node *n : inputs)
-      for (const std::string &line : n->lines) out << "        " << line << "\n";
-    for (const Node &n : nodes_) {
-      if (n.is_input) continue;
-      out << "\n        // " << n.name << ": " << n.summary << "\n";
-      if (n.uses > 0) out << "        Func " << n.name << "(\"" << n.name << "\");\n";
-      for (const std::string &line : n.lines) out << "        " << line << "\n";
-    }
-    out << "    }\n\n    void schedule() {\n";
-    for (const Node *n : inputs) out << "        " << n->name << ".set_estimates(" << region_text(n->shape) << ");\n";
-    for (const Node *n : outputs) out << "        " << n->name << ".set_estimates(" << region_text(n->shape) << ");\n";
-    out << "        // HLSCHED_SCHEDULE\n    }\n\nprivate:\n"
-        << "    Var x{\"x\"}, y{\"y\"}, c{\"c\"}, i{\"i\"};\n};\n\n}  // namespace\n\n"
-        << "HALIDE_REGISTER_GENERATOR(RandomPipeline, random_pipeline)\n";
-    return out.str();
-  }
-
-  RandomPipelineOptions options_;
-  Rng rng_;
-  std::deque<Node> nodes_;
-  int step_ = 0;
-  std::pair<int64_t, int64_t> base_;
-  bool uses_index_of_ = false;
-};
-
 }  // namespace
+
+std::string PipelineWriter::write() {
+  choose_base_size();
+  add_inputs();
+  for (step_ = 1; step_ <= options_.stages; step_++) add_step();
+  return source();
+}
+
+void PipelineWriter::choose_base_size() {
+  static const std::vector<std::vector<std::pair<int64_t, int64_t>>> tiers = {
+      {{8, 8}, {16, 12}, {24, 16}, {32, 32}, {64, 48}},                          // tiny
+      {{128, 128}, {160, 120}, {256, 256}, {320, 240}},                          // small
+      {{512, 512}, {640, 480}, {1024, 768}, {1280, 720}},                        // medium
+      {{1536, 2560}, {1920, 1080}, {2048, 2048}, {2560, 1440}, {3840, 2160}},    // large
+      {{7680, 4320}, {4320, 7680}, {8192, 4096}},                                // 8K
+  };
+  const auto &tier = tiers[rng_.weighted({14, 18, 30, 28, 10})];
+  base_ = rng_.pick(tier);
+}
+
+Elem PipelineWriter::random_image_type() {
+  static const std::vector<Elem> types = {Elem::U8, Elem::U16, Elem::I16, Elem::I32, Elem::F32, Elem::F64};
+  return types[rng_.weighted({32, 20, 10, 6, 29, 3})];
+}
+
+// Channels for an image of w x h points, within kMaxPoints.
+int64_t PipelineWriter::random_channels(int64_t w, int64_t h) {
+  static const std::vector<int64_t> options = {3, 4, 2, 8, 16, 32};
+  int64_t c = options[rng_.weighted({45, 30, 8, 8, 5, 4})];
+  while (c > 2 && w * h * c > kMaxPoints) c /= 2;
+  return c;
+}
+
+void PipelineWriter::add_inputs() {
+  const int max_inputs = std::min(3, options_.stages);
+  const int count = std::min<int>(max_inputs, 1 + int(rng_.weighted({50, 35, 15})));
+  for (int k = 0; k < count; k++) {
+    Node in;
+    in.name = "in" + str(k);
+    in.is_input = true;
+    if (k > 0 && rng_.percent(20)) {
+      // A lookup table given by the caller (a tone curve, a palette).
+      in.shape = {{Role::I, rng_.pick(std::vector<int64_t>{256, 1024, 4096})}};
+      in.type = rng_.pick(std::vector<Elem>{Elem::U8, Elem::U16, Elem::F32, Elem::I32});
+      in.reader = in.name + "_edge";
+      in.lines.push_back("Func " + in.reader + " = BoundaryConditions::repeat_edge(" + in.name + ");");
+      in.summary = "input lookup table";
+    } else {
+      auto [w, h] = base_;
+      if (k > 0) {
+        switch (rng_.weighted({60, 15, 25})) {
+          case 0: break;
+          case 1: w = std::max<int64_t>(1, w / 2), h = std::max<int64_t>(1, h / 2); break;
+          default: w = rng_.between(1, 64) * 32, h = rng_.between(1, 64) * 16; break;
+        }
+      }
+      const bool color = rng_.percent(k == 0 ? 35 : 25);
+      in.shape = image_shape(w, h, color ? random_channels(w, h) : 0);
+      in.type = random_image_type();
+      input_boundary_condition(in);
+    }
+    nodes_.push_back(in);
+  }
+}
+
+// Inputs are only ever read through a boundary condition, so any coordinate is in bounds
+// whatever size the caller's buffer has.
+void PipelineWriter::input_boundary_condition(Node &in) {
+  const bool interior_ok = in.shape[0].extent >= 2 && in.shape[1].extent >= 2;
+  switch (rng_.weighted({40, 20, interior_ok ? 15 : 0, 25})) {
+    case 0:
+      in.reader = in.name + "_edge";
+      in.lines.push_back("Func " + in.reader + " = BoundaryConditions::repeat_edge(" + in.name + ");");
+      in.summary = "input, edges repeated";
+      break;
+    case 1:
+      in.reader = in.name + "_mirror";
+      in.lines.push_back("Func " + in.reader + " = BoundaryConditions::mirror_image(" + in.name + ");");
+      in.summary = "input, mirrored at the edges";
+      break;
+    case 2:
+      in.reader = in.name + "_mirror";
+      in.lines.push_back("Func " + in.reader + " = BoundaryConditions::mirror_interior(" + in.name + ");");
+      in.summary = "input, mirrored inside the edges";
+      break;
+    default:
+      in.reader = in.name + "_padded";
+      in.lines.push_back("Func " + in.reader + " = BoundaryConditions::constant_exterior(" + in.name + ", cast<" +
+                         cpp_type(in.type) + ">(0));");
+      in.summary = "input, zero outside";
+      break;
+  }
+}
+
+// A producer accepted by `ok` and not in `exclude`: an input nothing reads yet first; else
+// usually a node nothing reads yet (so the DAG stays connected); else a recent node.
+std::optional<size_t> PipelineWriter::pick(const Filter &ok, const std::vector<size_t> &exclude) {
+  std::vector<size_t> fits, unread_inputs, unread;
+  for (size_t i = 0; i < nodes_.size(); i++) {
+    if (!ok(nodes_[i]) || std::count(exclude.begin(), exclude.end(), i)) continue;
+    fits.push_back(i);
+    if (nodes_[i].uses == 0) (nodes_[i].is_input ? unread_inputs : unread).push_back(i);
+  }
+  if (fits.empty()) return std::nullopt;
+  if (!unread_inputs.empty()) return unread_inputs.front();
+  if (!unread.empty() && rng_.percent(60)) return rng_.pick(unread);
+  if (rng_.percent(60)) return fits[size_t(rng_.between(std::max<int64_t>(0, int64_t(fits.size()) - 4), int64_t(fits.size()) - 1))];
+  return rng_.pick(fits);
+}
+
+std::vector<size_t> PipelineWriter::unread_nodes(bool inputs) const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < nodes_.size(); i++)
+    if (nodes_[i].uses == 0 && nodes_[i].is_input == inputs) out.push_back(i);
+  return out;
+}
+
+// A new Func for this step, named after what it does ("blur_3"). `nodes_` is a deque, so
+// references to earlier nodes stay valid.
+Node &PipelineWriter::define(const std::string &stem, Elem type, Shape shape, const std::string &summary,
+                             const std::vector<size_t> &producers) {
+  for (size_t p : producers) nodes_[p].uses++;
+  Node n;
+  n.name = stem + "_" + str(step_);
+  n.reader = n.name;
+  n.type = type;
+  n.shape = std::move(shape);
+  n.summary = summary;
+  nodes_.push_back(std::move(n));
+  return nodes_.back();
+}
+
+// `p` read at the point of a consumer with shape `at`. Dims of the same role are rescaled
+// into p's domain; an x profile read by a y profile (or the reverse) is read crosswise; other
+// dims the consumer lacks read p's middle; a table dim reads `index` (a clamped expression),
+// or rescales the consumer's own table index.
+std::string PipelineWriter::read(const Node &p, const Shape &at, const std::string &index) const {
+  std::string out = p.reader + "(";
+  for (size_t d = 0; d < p.shape.size(); d++) {
+    const Dim &dim = p.shape[d];
+    const Dim *mine = find_role(at, dim.role);
+    std::string coordinate;
+    // A profile along one axis read by a profile along the other: crosswise.
+    const Role other = dim.role == Role::X ? Role::Y : Role::X;
+    const Dim *crosswise = (dim.role == Role::X || dim.role == Role::Y) && !find_role(p.shape, other)
+                               ? find_role(at, other)
+                               : nullptr;
+    if (dim.role == Role::I && !index.empty()) coordinate = index;
+    else if (mine) coordinate = rescaled(var_name(dim.role), mine->extent, dim.extent);
+    else if (crosswise) coordinate = rescaled(var_name(other), crosswise->extent, dim.extent);
+    else coordinate = str(dim.extent / 2);
+    out += (d ? ", " : "") + coordinate;
+  }
+  return out + ")";
+}
+
+// p's own coordinates with (dx, dy) added to x and y: for stencils.
+std::string PipelineWriter::offset_args(const Shape &shape, const std::string &dx, const std::string &dy) {
+  std::string out;
+  for (size_t d = 0; d < shape.size(); d++) {
+    std::string v = var_name(shape[d].role);
+    if (shape[d].role == Role::X) v = dx;
+    if (shape[d].role == Role::Y) v = dy;
+    out += (d ? ", " : "") + v;
+  }
+  return out;
+}
+
+std::string PipelineWriter::rvar(size_t d, size_t count) {
+  if (count == 1) return "r";
+  static const char *names[] = {"r.x", "r.y", "r.z", "r.w"};
+  return names[d];
+}
+
+// `e` (of type `from`) converted to `to`: saturating from floats (no undefined float->int
+// casts), wrapping or saturating between integers.
+std::string PipelineWriter::convert(Elem to, Elem from, const std::string &e) {
+  if (to == from) return e;
+  if (is_float(to)) return cast_to(to, from, e);
+  if (is_float(from) || rng_.percent(50)) return std::string("saturating_cast<") + cpp_type(to) + ">(" + e + ")";
+  return cast_to(to, from, e);
+}
+
+Elem PipelineWriter::working_type(const std::vector<Elem> &types) {
+  for (Elem t : types)
+    if (is_float(t)) return Elem::F32;
+  return Elem::I32;
+}
+
+Elem PipelineWriter::result_type(Elem keep) { return rng_.percent(55) ? keep : random_image_type(); }
+
+// A clamped table index from a value: index_of() (emitted once at the top of the file)
+// scales it so the type's usual range covers the table, clamps in float (NaN and infinities
+// included), then clamps the integer for bounds inference.
+std::string PipelineWriter::index_of(const std::string &value, Elem type, int64_t size) {
+  uses_index_of_ = true;
+  double scale = 1;
+  switch (type) {
+    case Elem::U8: scale = double(size) / 256; break;
+    case Elem::U16: scale = double(size) / 65536; break;
+    case Elem::I16: scale = double(size) / 32768; break;
+    case Elem::I32: scale = rng_.pick(std::vector<double>{1, 1.0 / 16, 1.0 / 256}); break;
+    default: scale = double(size) / rng_.pick(std::vector<double>{1, 16, 256}); break;
+  }
+  return "index_of(" + value + ", " + float_literal(scale) + ", " + str(size) + ")";
+}
+
+std::string PipelineWriter::constant(bool fl, const std::vector<double> &floats, const std::vector<int> &ints) {
+  return fl ? float_literal(rng_.pick(floats)) : str(rng_.pick(ints));
+}
+
+std::string PipelineWriter::unary(const std::string &a, bool fl) {
+  static const std::vector<std::string> int_ops = {"($a * $k)", "($a / $d)", "($a >> $s)", "($a % $m)",
+                                                   "clamp($a, $lo, $hi)", "max($a, 0)",
+                                                   "cast<int32_t>(abs($a))", "($a & $mask)"};
+  static const std::vector<std::string> float_ops = {"($a * $k)", "abs($a)", "sqrt(abs($a))", "floor($a)",
+                                                     "clamp($a, $lo, $hi)", "max($a, 0.0f)", "sin($a)",
+                                                     "exp(-abs($a))", "log(abs($a) + 1.0f)"};
+  std::string op = rng_.pick(fl ? float_ops : int_ops);
+  op = replace_all(op, "$k", constant(fl, {0.5, 1.5, -1, 0.25, 2}, {2, 3, -1, -2, 5}));
+  op = replace_all(op, "$d", str(rng_.between(2, 8)));  // integer division by a positive constant only
+  op = replace_all(op, "$s", str(rng_.between(1, 4)));
+  op = replace_all(op, "$mask", rng_.pick(std::vector<std::string>{"15", "255", "1023"}));  // before $m
+  op = replace_all(op, "$m", str(rng_.between(3, 17)));
+  op = replace_all(op, "$lo", constant(fl, {-1, 0}, {-255, 0}));
+  op = replace_all(op, "$hi", constant(fl, {1, 255}, {255, 1023, 65535}));
+  return replace_all(op, "$a", a);
+}
+
+std::string PipelineWriter::binary(const std::string &a, const std::string &b, bool fl) {
+  static const std::vector<std::string> int_ops = {"($a + $b)", "($a - $b)", "min($a, $b)", "max($a, $b)",
+                                                   "(($a + $b) / 2)", "($a * $k + $b)",
+                                                   "cast<int32_t>(absd($a, $b))", "($a ^ $b)"};
+  static const std::vector<std::string> float_ops = {"($a + $b)", "($a - $b)", "min($a, $b)", "max($a, $b)",
+                                                     "(($a + $b) * 0.5f)", "($a * $k + $b)",
+                                                     "($a / (abs($b) + 1.0f))",  // never divides by zero
+                                                     "lerp($a, $b, 0.25f)", "atan2($a, $b)",
+                                                     "($a * clamp($b, -1.0f, 1.0f))"};
+  std::string op = rng_.pick(fl ? float_ops : int_ops);
+  op = replace_all(op, "$k", constant(fl, {0.5, 1.5, -0.75, 2}, {2, 3, -1, 4}));
+  op = replace_all(op, "$a", a);
+  return replace_all(op, "$b", b);
+}
+
+// One expression using each leaf exactly once (so inlining chains of pointwise Funcs stays
+// linear in size), with a few unary operations along the way.
+std::string PipelineWriter::combine(std::vector<std::string> leaves, bool fl) {
+  const bool single = leaves.size() == 1;
+  auto take = [&]() {
+    size_t k = size_t(rng_.between(0, int64_t(leaves.size()) - 1));
+    std::string leaf = leaves[k];
+    leaves.erase(leaves.begin() + long(k));
+    return leaf;
+  };
+  while (leaves.size() > 1) {
+    std::string combined;
+    if (leaves.size() >= 3 && rng_.percent(15)) {
+      std::string a = take(), b = take(), c = take();
+      combined = "select(" + a + " > " + b + ", " + c + ", " + (fl ? "0.0f" : "0") + ")";
+    } else {
+      std::string a = take(), b = take();
+      combined = binary(a, b, fl);
+    }
+    if (rng_.percent(25)) combined = unary(combined, fl);
+    leaves.push_back(combined);
+  }
+  // A lone operand always gets some arithmetic.
+  if (single || rng_.percent(40)) leaves[0] = unary(leaves[0], fl);
+  if (single && rng_.percent(50)) leaves[0] = unary(leaves[0], fl);
+  return leaves[0];
+}
+
+void PipelineWriter::add_step() {
+  std::vector<size_t> unread = unread_nodes(/*inputs=*/false);
+  std::vector<size_t> scalars;
+  for (size_t n : unread)
+    if (kind_of(nodes_[n].shape) == ShapeKind::Scalar) scalars.push_back(n);
+  // Obligations: scalars are read at once (they cannot be outputs); every input is read by the
+  // end; many unread nodes are merged instead of all becoming outputs.
+  if (!scalars.empty()) return pointwise(scalars);
+  std::vector<size_t> unread_inputs = unread_nodes(/*inputs=*/true);
+  const bool last = step_ == options_.stages;
+  if (last && !unread_inputs.empty() && (unread_inputs.size() > 1 || !is_image(nodes_[unread_inputs[0]])))
+    return pointwise(unread_inputs);
+  if (unread.size() >= 4) return pointwise(std::vector<size_t>(unread.end() - 3, unread.end()));
+
+  bool unread_table = false;
+  for (const Node &n : nodes_) unread_table = unread_table || (n.uses == 0 && is_table(n));
+  // In StepKind order: pointwise, stencil, down, up, transpose, reduce, scan, histogram,
+  // make_table, lookup, warp, channel_mix, matmul.
+  std::vector<int> weights = {18, 20, 7, 6, 5, 9, 5, 6, 3, unread_table ? 30 : 7, 5, 5, 2};
+  if (last && !unread_inputs.empty()) {
+    // One image input nothing reads yet: only kinds whose first producer is any image (pick()
+    // then takes that input).
+    for (StepKind k : {StepKind::MakeTable, StepKind::Lookup, StepKind::MatMul}) weights[size_t(k)] = 0;
+  }
+  for (int attempt = 0; attempt < 20; attempt++) {
+    bool done = false;
+    switch (StepKind(rng_.weighted(weights))) {
+      case StepKind::Pointwise: pointwise({}); done = true; break;
+      case StepKind::Stencil: done = stencil(); break;
+      case StepKind::Downsample: done = downsample(); break;
+      case StepKind::Upsample: done = upsample(); break;
+      case StepKind::Transpose: done = transpose(); break;
+      case StepKind::Reduce: done = reduce(); break;
+      case StepKind::Scan: done = scan(); break;
+      case StepKind::Histogram: done = histogram(); break;
+      case StepKind::MakeTable: done = make_table(); break;
+      case StepKind::Lookup: done = lookup(); break;
+      case StepKind::Warp: done = warp(); break;
+      case StepKind::ChannelMix: done = channel_mix(); break;
+      case StepKind::MatMul: done = matmul(); break;
+    }
+    if (done) return;
+  }
+  pointwise({});
+}
+
+std::string PipelineWriter::source() const {
+  std::vector<const Node *> inputs, outputs;
+  for (const Node &n : nodes_) {
+    if (n.is_input) inputs.push_back(&n);
+    else if (n.uses == 0) outputs.push_back(&n);
+  }
+  std::ostringstream out;
+  out << "// A random Halide pipeline for training and stress tests, written by\n"
+      << "//   hlsched random-pipeline --seed " << options_.seed << " --stages " << options_.stages << "\n"
+      << "// (the same command writes the same file). " << options_.stages << " stages, " << inputs.size()
+      << (inputs.size() == 1 ? " input, " : " inputs, ") << outputs.size()
+      << (outputs.size() == 1 ? " output" : " outputs") << ":\n";
+  for (const Node &n : nodes_)
+    out << "//   " << n.name << " (" << short_name(n.type) << ", " << extent_text(n.shape) << "): " << n.summary
+        << (!n.is_input && n.uses == 0 ? " [output]" : "") << "\n";
+  out << "#include \"Halide.h\"\n\nnamespace {\n\nusing namespace Halide;\n\n";
+  if (uses_index_of_) {
+    out << "// A table index in [0, size) from a value: scaled, clamped while still a float (NaN and\n"
+        << "// infinities land in range too), then clamped as an integer for bounds inference.\n"
+        << "Expr index_of(Expr value, float scale, int size) {\n"
+        << "    Expr scaled = clamp(cast<float>(value) * scale, 0.0f, float(size - 1));\n"
+        << "    return clamp(cast<int32_t>(scaled), 0, size - 1);\n"
+        << "}\n\n";
+  }
+  out << "class RandomPipeline : public Generator<RandomPipeline> {\npublic:\n";
+  for (const Node *n : inputs)
+    out << "    Input<Buffer<" << cpp_type(n->type) << ", " << n->shape.size() << ">> " << n->name << "{\"" << n->name
+        << "\"};\n";
+  for (const Node *n : outputs)
+    out << "    Output<Buffer<" << cpp_type(n->type) << ", " << n->shape.size() << ">> " << n->name << "{\"" << n->name
+        << "\"};\n";
+  out << "\n    void generate() {\n";
+  for (const Node *n : inputs)
+    for (const std::string &line : n->lines) out << "        " << line << "\n";
+  for (const Node &n : nodes_) {
+    if (n.is_input) continue;
+    out << "\n        // " << n.name << ": " << n.summary << "\n";
+    if (n.uses > 0) out << "        Func " << n.name << "(\"" << n.name << "\");\n";
+    for (const std::string &line : n.lines) out << "        " << line << "\n";
+  }
+  out << "    }\n\n    void schedule() {\n";
+  for (const Node *n : inputs) out << "        " << n->name << ".set_estimates(" << region_text(n->shape) << ");\n";
+  for (const Node *n : outputs) out << "        " << n->name << ".set_estimates(" << region_text(n->shape) << ");\n";
+  out << "        // HLSCHED_SCHEDULE\n    }\n\nprivate:\n"
+      << "    Var x{\"x\"}, y{\"y\"}, c{\"c\"}, i{\"i\"};\n};\n\n}  // namespace\n\n"
+      << "HALIDE_REGISTER_GENERATOR(RandomPipeline, random_pipeline)\n";
+  return out.str();
+}
+
+}  // namespace hlsched::server::random_pipeline
+
+namespace hlsched::server {
 
 std::string random_pipeline_source(const RandomPipelineOptions &options) {
   if (options.stages < 1 || options.stages > kMaxRandomPipelineStages)
     throw std::invalid_argument("--stages must be between 1 and " + std::to_string(kMaxRandomPipelineStages));
-  return PipelineWriter(options).write();
+  return random_pipeline::PipelineWriter(options).write();
 }
 
 }  // namespace hlsched::server

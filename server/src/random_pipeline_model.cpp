@@ -1,5 +1,8 @@
 #include "random_pipeline_model.h"
 
+#include <cstdio>
+#include <numeric>
+
 namespace hlsched::server::random_pipeline {
 
 const char *cpp_type(Elem e) {
@@ -82,6 +85,42 @@ std::string extent_text(const Shape &shape) {
   std::string out;
   for (size_t d = 0; d < shape.size(); d++) out += (d ? "x" : "") + std::to_string(shape[d].extent);
   return out;
+}
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+std::string float_literal(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.9g", v);
+  std::string text = buffer;
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text + "f";
+}
+
+std::string cast_to(Elem to, Elem from, const std::string &e) {
+  if (to == from) return e;
+  return std::string("cast<") + cpp_type(to) + ">(" + e + ")";
+}
+
+// Odd ratios are rounded down to a fraction p/q with small terms: p/q <= to/from keeps
+// the result in range, and small constants keep Halide's simplifier away from int32 overflow
+// (x * 2160 / 1920 once folded into a constant beyond 2^31 in a partitioned loop).
+std::string rescaled(const std::string &v, int64_t from, int64_t to) {
+  if (from == to) return v;
+  if (to % from == 0) return v + " * " + str(to / from);
+  if (from % to == 0) return v + " / " + str(from / to);
+  if (to > 16 * from) return v + " * " + str(to / from);
+  if (16 * to < from) return v + " / " + str((from + to - 1) / to);
+  int64_t p = 0, q = 1;
+  for (int64_t qq = 1; qq <= 16; qq++) {
+    const int64_t pp = to * qq / from;
+    if (pp * q > p * qq) p = pp, q = qq;  // a strictly better approximation from below
+  }
+  const int64_t g = std::gcd(p, q);
+  p /= g, q /= g;
+  if (q == 1) return v + " * " + str(p);
+  if (p == 1) return v + " / " + str(q);
+  return v + " * " + str(p) + " / " + str(q);
 }
 
 }  // namespace hlsched::server::random_pipeline

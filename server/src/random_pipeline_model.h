@@ -75,6 +75,16 @@ std::string args_text(const Shape &shape);    ///< "x, y, c"
 std::string region_text(const Shape &shape);  ///< "{{0, 1920}, {0, 1080}}"
 std::string extent_text(const Shape &shape);  ///< "1920x1080", "256 bins", "scalar"
 
+// Text of the generated code.
+std::string str(int64_t v);
+/// A float literal ("0.25f"): %.9g of values we choose (integer ratios), so the same everywhere.
+std::string float_literal(double v);
+/// `cast<to>(e)`, or `e` when the types are the same.
+std::string cast_to(Elem to, Elem from, const std::string &e);
+/// Coordinate `v` of a domain of `from` points rescaled to one of `to` (nearest neighbour):
+/// [0, from) maps into [0, to).
+std::string rescaled(const std::string &v, int64_t from, int64_t to);
+
 /// A Func (or an input) of the pipeline being written.
 struct Node {
   std::string name;    ///< the Func's (or the Input's) name in the generated code
