@@ -400,7 +400,9 @@ fs::path ClangIndexer::prepare() const {
 
   auto start = std::chrono::steady_clock::now();
   fs::create_directories(dir, ec);
-  const fs::path root = dir / "pch_root.h";
+  // The PCH records its root file's size and time; each process writes its own root so that a
+  // concurrent build of the same PCH cannot invalidate another's by rewriting a shared one.
+  const fs::path root = dir / ("pch_root." + std::to_string(getpid()) + ".h");
   std::ofstream(root) << "#include \"Halide.h\"\n";
   std::vector<const char *> argv;
   for (const std::string &a : args) argv.push_back(a.c_str());
@@ -448,6 +450,14 @@ SourceIndex ClangIndexer::index(const std::string &path, const std::string &text
   CXTranslationUnit raw = nullptr;
   CXErrorCode error = clang_parseTranslationUnit2(index.get(), path.c_str(), argv.data(), int(argv.size()), &unsaved,
                                                   1, CXTranslationUnit_KeepGoing, &raw);
+  if (error == CXError_ASTReadError && !pch.empty()) {
+    // An unusable PCH (written by another libclang, or its root changed): parse without it.
+    spdlog::warn("index: the precompiled Halide.h {} is unusable; parsing without it", pch.string());
+    argv.erase(argv.end() - 2, argv.end());
+    raw = nullptr;
+    error = clang_parseTranslationUnit2(index.get(), path.c_str(), argv.data(), int(argv.size()), &unsaved, 1,
+                                        CXTranslationUnit_KeepGoing, &raw);
+  }
   UnitPtr unit(raw);
   if (error != CXError_Success || !unit) {
     result.has_errors = true;
