@@ -1,20 +1,17 @@
 #include "search/cost_memo.h"
 
-#include <xxhash.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+
+#include "search/content_hash.h"
 
 namespace hlsched {
 
 namespace {
 
-struct Hasher {
-  uint64_t h = 0x2545f4914f6cdd1dULL;
-  void add(uint64_t v) { h = XXH64(&v, sizeof v, h); }
-  void add(const std::string &s) { h = XXH64(s.data(), s.size(), h); }
-};
+// Keys are saved to disk: the seed is part of the file format.
+using Hasher = ContentHash<0x2545f4914f6cdd1dULL>;
 
 // The file format: a magic line, then fixed-size records. Term names are stored once each.
 constexpr char kMagic[] = "hlsched-cost-memo-v1";

@@ -1,17 +1,14 @@
 #include "search/schedule_state.h"
 
-#include <xxhash.h>
-
 #include <algorithm>
+
+#include "search/content_hash.h"
 
 namespace hlsched {
 
 namespace {
 
-struct Hasher {
-  uint64_t h = 0x9e3779b97f4a7c15ULL;
-  void add(uint64_t v) { h = XXH64(&v, sizeof v, h); }
-};
+using Hasher = ContentHash<0x9e3779b97f4a7c15ULL>;
 
 }  // namespace
 
