@@ -38,15 +38,6 @@ int bytes_of(const PipelineDag &dag, const std::string &name) {
   return 4;
 }
 
-double arithmetic_ops(const StageNode &stage, bool math) {
-  double n = 0;
-  for (const auto &[key, count] : stage.ops) {
-    if (key.rfind("load.", 0) == 0 || key.rfind("store.", 0) == 0) continue;
-    if ((key.rfind("math.", 0) == 0) == math) n += double(count);
-  }
-  return n;
-}
-
 // Fraction of the bytes moved in 32-byte sectors that a warp actually uses.
 double coalescing_efficiency(const ThreadStride &stride, int bytes, double threads_along_x) {
   if (stride.dim < 0 || stride.coef == 0) return 1.0;  // every lane reads the same element
@@ -228,10 +219,11 @@ private:
       const FuncDecision &d = state_.decisions[c];
       double evals = per_block[c].evals;
       if (c != root_ && d.level == ComputeLevel::Thread) evals = per_thread[c].evals * km.threads_per_block;
-      km.ops_per_block += evals * arithmetic_ops(s, false);
+      const ArithmeticOps ops = s.arithmetic_ops();
+      km.ops_per_block += evals * double(ops.basic);
       // Address arithmetic: about two integer operations per load.
       for (const ProducerAccess &a : s.accesses) km.ops_per_block += evals * 2.0 * double(a.calls_per_point);
-      km.math_ops_per_block += evals * arithmetic_ops(s, true);
+      km.math_ops_per_block += evals * double(ops.math);
       if (c == root_ || d.level == ComputeLevel::Inline) continue;
       FusedFunc fused;
       fused.func = c;

@@ -30,10 +30,9 @@ int type_bytes(const std::string &op_key) {
 // Work per point of a stage, with inlined producers expanded at their call sites.
 Work work_per_point(const PipelineDag &dag, const StageNode &stage, const ScheduleSpec &schedule, int depth = 0) {
   Work w;
-  for (const auto &[key, count] : stage.ops) {
-    if (key.rfind("load.", 0) == 0 || key.rfind("store.", 0) == 0) continue;
-    (key.rfind("math.", 0) == 0 ? w.math_ops : w.ops) += double(count);
-  }
+  const ArithmeticOps own = stage.arithmetic_ops();
+  w.ops = double(own.basic);
+  w.math_ops = double(own.math);
   for (const ProducerAccess &a : stage.accesses) {
     const FuncNode *producer = dag.find(a.producer);
     if (producer && is_inlined(schedule, a.producer) && depth < 32 && !producer->stages.empty()) {

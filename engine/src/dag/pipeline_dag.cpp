@@ -267,6 +267,15 @@ bool StageNode::has_rvars() const {
   return std::any_of(loops.begin(), loops.end(), [](const LoopDim &l) { return l.is_rvar; });
 }
 
+ArithmeticOps StageNode::arithmetic_ops() const {
+  ArithmeticOps n;
+  for (const auto &[key, count] : ops) {
+    if (key.rfind("load.", 0) == 0 || key.rfind("store.", 0) == 0) continue;
+    (key.rfind("math.", 0) == 0 ? n.math : n.basic) += count;
+  }
+  return n;
+}
+
 int64_t FuncNode::bytes_per_point() const {
   int64_t bytes = 0;
   for (const Type &t : types) bytes += t.bytes();

@@ -4,23 +4,11 @@
 #include <map>
 #include <set>
 
+#include "util/int_math.h"
+
 namespace hlsched {
 
 namespace {
-
-int64_t ceil_pow2(int64_t n) {
-  int64_t p = 1;
-  while (p < n) p *= 2;
-  return p;
-}
-
-// Operations per point, for judging whether recomputing a Func at every use is cheap.
-int64_t arithmetic_ops(const StageNode &stage) {
-  int64_t n = 0;
-  for (const auto &[key, count] : stage.ops)
-    if (key.rfind("load.", 0) != 0 && key.rfind("store.", 0) != 0) n += count;
-  return n;
-}
 
 // A gpu_tile over the two innermost loops with extent > 1 (or one), the rest fused into one
 // more block dimension. Thread tile: 32 wide along the innermost loop for coalescing, up to 256
@@ -107,7 +95,7 @@ bool should_inline(const PipelineDag &dag, const FuncNode &func) {
         if (a.producer == func.name && !(a.is_pointwise && a.calls_per_point == 1)) pointwise_everywhere = false;
   if (pointwise_everywhere) return true;
   // Boundary conditions and other cheap gathers are worth recomputing at each use.
-  return func.is_boundary_condition || arithmetic_ops(func.stages[0]) <= 4;
+  return func.is_boundary_condition || func.stages[0].arithmetic_ops().total() <= 4;
 }
 
 namespace {

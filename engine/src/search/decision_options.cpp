@@ -3,23 +3,11 @@
 #include <algorithm>
 
 #include "cost/kernel_model.h"
+#include "util/int_math.h"
 
 namespace hlsched {
 
 namespace {
-
-int64_t ceil_pow2(int64_t n) {
-  int64_t p = 1;
-  while (p < n) p *= 2;
-  return p;
-}
-
-int64_t arithmetic_ops(const StageNode &stage) {
-  int64_t n = 0;
-  for (const auto &[key, count] : stage.ops)
-    if (key.rfind("load.", 0) != 0 && key.rfind("store.", 0) != 0) n += count;
-  return n;
-}
 
 StageTiling empty_tiling(const StageNode &stage, int stage_index) {
   StageTiling t;
@@ -60,7 +48,7 @@ bool inline_is_sensible(const PipelineDag &dag, const FuncNode &f) {
           calls += a.calls_per_point;
           pointwise = pointwise && a.is_pointwise && a.calls_per_point == 1;
         }
-  const int64_t ops = arithmetic_ops(f.stages[0]);
+  const int64_t ops = f.stages[0].arithmetic_ops().total();
   return pointwise || f.is_boundary_condition || ops <= 6 || calls * ops <= 40;
 }
 

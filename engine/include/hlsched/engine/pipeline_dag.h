@@ -55,6 +55,14 @@ struct ProducerAccess {
   bool is_affine = false;               ///< every region bound is affine
 };
 
+/// The arithmetic in `StageNode::ops` (everything but loads and stores), split into
+/// transcendental ("math.*": exp, sqrt...) and the rest.
+struct ArithmeticOps {
+  int64_t basic = 0;
+  int64_t math = 0;
+  int64_t total() const { return basic + math; }
+};
+
 /// A pure definition (index 0) or an update definition (1..n) of a Func.
 struct StageNode {
   int index = 0;                ///< 0 = pure definition, k = update k-1
@@ -68,6 +76,7 @@ struct StageNode {
   /// +=, a max...), so its reduction loops may run in parallel with atomic updates.
   bool atomic_safe = false;
   bool has_rvars() const;
+  ArithmeticOps arithmetic_ops() const;  ///< per point
 };
 
 /// An input of the pipeline: a buffer or a scalar parameter.
