@@ -33,43 +33,99 @@ uint64_t decision_shape(const FuncDecision &d) {
 
 BeamSearch::BeamSearch(const PipelineDag &dag, const GpuProfile &gpu, const AutoschedulerOptions &options, CostMemo &memo)
     : dag_(dag), gpu_(gpu), options_(options), memo_(memo), content_(func_content_hashes(dag)),
-      order_(ScheduleState::decision_order(dag)), rng_(options.seed) {}
+      order_(ScheduleState::decision_order(dag)), rng_(options.seed) {
+  producers_.resize(dag.funcs.size());
+  consumers_.resize(dag.funcs.size());
+  for (size_t f = 0; f < dag.funcs.size(); f++)
+    for (const std::string &name : dag.funcs[f].producers) {
+      const int p = dag.index_of(name);
+      if (p < 0) continue;
+      producers_[f].push_back(p);
+      consumers_[p].push_back(int(f));
+    }
+}
 
 bool BeamSearch::out_of_time() const { return now_s() > deadline_s_; }
 
+double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
+  double total = 0;
+  for (size_t s = 0; s < state.decisions[root].tilings.size(); s++) {
+    uint64_t key = 0;
+    if (options_.memo) {
+      key = memo_.kernel_key(dag_, content_, producers_, state, root, int(s), gpu_.name);
+      if (const KernelCost *hit = memo_.find(key)) {
+        stats_.memo_hits++;
+        total += hit->total_ms;
+        continue;
+      }
+    }
+    KernelModel km = build_kernel_model(dag_, state, root, int(s), gpu_);
+    stats_.kernels_costed++;
+    KernelCost cost;
+    if (km.valid) cost = cost_of_kernel(km, gpu_);
+    else cost.total_ms = kInvalid;
+    if (options_.memo) memo_.insert(key, cost);
+    total += cost.total_ms;
+  }
+  return total;
+}
+
 double BeamSearch::evaluate(ScheduleState &state) {
   stats_.states_evaluated++;
+  state.kernel_ms.assign(dag_.funcs.size(), 0.0);
   double total = 0;
   for (size_t f = 0; f < dag_.funcs.size(); f++) {
     if (!state.decided[f] || state.decisions[f].level != ComputeLevel::Root) continue;
-    for (size_t s = 0; s < state.decisions[f].tilings.size(); s++) {
-      uint64_t key = 0;
-      if (options_.memo) {
-        key = memo_.kernel_key(dag_, content_, state, int(f), int(s), gpu_.name);
-        if (const KernelCost *hit = memo_.find(key)) {
-          stats_.memo_hits++;
-          total += hit->total_ms;
-          continue;
-        }
-      }
-      KernelModel km = build_kernel_model(dag_, state, int(f), int(s), gpu_);
-      stats_.kernels_costed++;
-      KernelCost cost;
-      if (km.valid) cost = cost_of_kernel(km, gpu_);
-      else cost.total_ms = kInvalid;
-      if (options_.memo) memo_.insert(key, cost);
-      total += cost.total_ms;
-    }
+    state.kernel_ms[f] = kernel_cost(state, int(f));
+    total += state.kernel_ms[f];
   }
   state.cost_ms = total;
   return total;
 }
 
-std::vector<FuncDecision> BeamSearch::sample(std::vector<FuncDecision> options) {
+// The Root Funcs whose kernels can compute `func`: those of its consumers, through inlined ones.
+// (A superset of the kernels whose memo key mentions `func`; re-costing one more is harmless.)
+void BeamSearch::kernels_containing(const ScheduleState &state, int func, std::vector<int> &roots) const {
+  for (int c : consumers_[func]) {
+    if (!state.decided[c]) continue;
+    const FuncDecision &d = state.decisions[c];
+    if (d.level == ComputeLevel::Root) roots.push_back(c);
+    else if (d.level == ComputeLevel::Inline) kernels_containing(state, c, roots);
+    else roots.push_back(d.kernel_root);
+  }
+}
+
+double BeamSearch::evaluate_child(const ScheduleState &parent, ScheduleState &child, int func) {
+  // Without the memo every state is costed from scratch (the ablation's baseline).
+  if (!options_.memo || parent.kernel_ms.size() != dag_.funcs.size()) return evaluate(child);
+  stats_.states_evaluated++;
+  const FuncDecision &d = child.decisions[func];
+  std::vector<int> touched;
+  if (d.level == ComputeLevel::Root) touched.push_back(func);
+  else if (d.level == ComputeLevel::Inline) kernels_containing(child, func, touched);
+  else touched.push_back(d.kernel_root);
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+
+  double total = parent.cost_ms;
+  for (int root : touched) {
+    const double cost = kernel_cost(child, root);
+    total += cost - child.kernel_ms[root];  // child starts as a copy of the parent's costs
+    child.kernel_ms[root] = cost;
+  }
+  // Differences of infinities are NaN: an invalid kernel anywhere makes the state invalid.
+  if (!std::isfinite(total)) total = kInvalid;
+  for (int root : touched)
+    if (!std::isfinite(child.kernel_ms[root])) total = kInvalid;
+  child.cost_ms = total;
+  return total;
+}
+
+std::vector<DecisionPtr> BeamSearch::sample(std::vector<DecisionPtr> options) {
   if (!options_.sampling || options.size() <= 8) return options;
-  std::map<uint64_t, std::vector<FuncDecision>> groups;
-  for (FuncDecision &d : options) groups[decision_shape(d)].push_back(std::move(d));
-  std::vector<FuncDecision> picked;
+  std::map<uint64_t, std::vector<DecisionPtr>> groups;
+  for (DecisionPtr &d : options) groups[decision_shape(*d)].push_back(std::move(d));
+  std::vector<DecisionPtr> picked;
   for (auto &[shape, group] : groups) {
     // About log2(n) + 1 representatives of each group; the default (first) always stays.
     size_t keep = size_t(std::ceil(std::log2(double(group.size())))) + 1;
@@ -89,18 +145,37 @@ std::vector<FuncDecision> BeamSearch::sample(std::vector<FuncDecision> options) 
   return picked;
 }
 
-std::vector<FuncDecision> BeamSearch::children(const ScheduleState &state, int func, bool coarse,
-                                               const std::vector<bool> &frozen, const ScheduleState *frozen_source) {
+const std::vector<DecisionPtr> &BeamSearch::standalone(int func, bool coarse) {
+  std::vector<std::vector<DecisionPtr>> &cache = standalone_[coarse];
+  if (cache.empty()) cache.resize(dag_.funcs.size());
+  std::vector<DecisionPtr> &options = cache[func];
+  if (options.empty()) {
+    OptionLimits limits;
+    limits.coarse = coarse;
+    for (FuncDecision &d : standalone_options(dag_, func, gpu_, limits))
+      options.push_back(std::make_shared<const FuncDecision>(std::move(d)));
+  }
+  return options;
+}
+
+std::vector<DecisionPtr> BeamSearch::children(const ScheduleState &state, int func, bool coarse,
+                                              const std::vector<bool> &frozen, const ScheduleState *frozen_source) {
   OptionLimits limits;
   limits.coarse = coarse;
-  std::vector<FuncDecision> options = decision_options(dag_, state, func, gpu_, limits);
+  // The same for every state of the search (the memoized tilings of the paper)...
+  std::vector<DecisionPtr> options = standalone(func, coarse);
+  // ...and the fusions, which depend on how the consumers were scheduled.
+  for (FuncDecision &d : fusion_options(dag_, state, func, gpu_, limits))
+    options.push_back(std::make_shared<const FuncDecision>(std::move(d)));
   if (frozen_source && frozen[func]) {
     // A frozen Func keeps its first-pass tiling (the combinatorial part) but may still be inlined
     // or fused into a consumer's kernel: cheap stages are where launches are saved.
-    std::vector<FuncDecision> kept = {frozen_source->decisions[func]};
-    for (FuncDecision &d : options)
-      if (d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread ||
-          (d.level == ComputeLevel::Inline && kept.front().level != ComputeLevel::Inline))
+    const DecisionPtr &first = frozen_source->decisions.shared(func);
+    std::vector<DecisionPtr> kept = {first};
+
+    for (DecisionPtr &d : options)
+      if (d->level == ComputeLevel::Block || d->level == ComputeLevel::Thread ||
+          (d->level == ComputeLevel::Inline && first->level != ComputeLevel::Inline))
         kept.push_back(std::move(d));
     return kept;
   }
@@ -127,19 +202,28 @@ BeamSearch::Beam BeamSearch::select(Beam candidates, int beam_size) const {
 BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &frozen,
                                          const ScheduleState *frozen_source, int beam_size) {
   Beam beam = {ScheduleState(dag_)};
-  for (int func : order_) {
+  for (size_t step = 0; step < order_.size(); step++) {
+    const int func = order_[step];
     // Anytime: once out of time, finish every state with its first (default) option only.
     const bool hurry = out_of_time();
     if (hurry) stats_.budget_exhausted = true;
+    if (hurry && frozen_source && !beam.empty()) {
+      // A fine pass out of time: the best state takes the first pass's decisions (inline or
+      // root, legal whatever the consumers) for the Funcs left, costed once, instead of one
+      // greedy step per Func (seconds on 400 Funcs).
+      ScheduleState done = beam.front();
+      for (size_t rest = step; rest < order_.size(); rest++)
+        done.decide(order_[rest], frozen_source->decisions[order_[rest]]);
+      evaluate(done);
+      return {done};
+    }
     Beam next;
     for (const ScheduleState &state : beam) {
-      std::vector<FuncDecision> options = children(state, func, coarse || hurry, frozen, frozen_source);
-      for (FuncDecision &d : options) {
+      std::vector<DecisionPtr> options = children(state, func, coarse || hurry, frozen, frozen_source);
+      for (DecisionPtr &d : options) {
         ScheduleState child = state;
-        child.decisions[func] = std::move(d);
-        child.decided[func] = true;
-        child.num_decided++;
-        evaluate(child);
+        child.decide(func, std::move(d));
+        evaluate_child(state, child, func);
         next.push_back(std::move(child));
       }
     }
@@ -216,10 +300,8 @@ ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
     while (!options.empty()) {
       size_t pick = size_t(rng() % options.size());
       ScheduleState child = state;
-      child.decisions[func] = options[pick];
-      child.decided[func] = true;
-      child.num_decided++;
-      if (std::isfinite(evaluate(child))) {
+      child.decide(func, options[pick]);
+      if (std::isfinite(evaluate_child(state, child, func))) {
         state = std::move(child);
         break;
       }

@@ -36,6 +36,9 @@ public:
 
   /// Cost of the decided part of a state (sum of its kernels); +inf when a kernel is invalid.
   double evaluate(ScheduleState &state);
+  /// The same for `child` = `parent` + a decision for `func`: with memoization on, only the
+  /// kernels that decision can change are re-costed; the others keep the parent's costs.
+  double evaluate_child(const ScheduleState &parent, ScheduleState &child, int func);
 
   /// A complete state drawn by a random walk over the same options (for sampling and fuzzing).
   ScheduleState random_walk(std::mt19937_64 &rng);
@@ -44,10 +47,13 @@ private:
   using Beam = std::vector<ScheduleState>;
 
   Beam search_pass(bool coarse, const std::vector<bool> &frozen, const ScheduleState *frozen_source, int beam_size);
-  std::vector<FuncDecision> children(const ScheduleState &state, int func, bool coarse,
-                                     const std::vector<bool> &frozen, const ScheduleState *frozen_source);
-  std::vector<FuncDecision> sample(std::vector<FuncDecision> options);
+  std::vector<DecisionPtr> children(const ScheduleState &state, int func, bool coarse,
+                                    const std::vector<bool> &frozen, const ScheduleState *frozen_source);
+  const std::vector<DecisionPtr> &standalone(int func, bool coarse);
+  std::vector<DecisionPtr> sample(std::vector<DecisionPtr> options);
   Beam select(Beam candidates, int beam_size) const;
+  double kernel_cost(const ScheduleState &state, int root);
+  void kernels_containing(const ScheduleState &state, int func, std::vector<int> &roots) const;
   std::vector<bool> choose_frozen(const ScheduleState &coarse_best);
   bool out_of_time() const;
 
@@ -56,6 +62,10 @@ private:
   const AutoschedulerOptions &options_;
   CostMemo &memo_;
   std::vector<uint64_t> content_;
+  std::vector<std::vector<int>> producers_;  ///< DAG indices of each Func's producers
+  std::vector<std::vector<int>> consumers_;  ///< and of its consumers
+  /// standalone_options() per Func, fine [0] and coarse [1], generated once per search.
+  std::vector<std::vector<DecisionPtr>> standalone_[2];
   std::vector<int> order_;
   std::mt19937_64 rng_;
   SearchStats stats_;

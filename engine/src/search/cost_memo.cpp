@@ -54,8 +54,9 @@ std::vector<uint64_t> func_content_hashes(const PipelineDag &dag) {
   return hashes;
 }
 
-uint64_t CostMemo::kernel_key(const PipelineDag &dag, const std::vector<uint64_t> &content, const ScheduleState &state,
-                              int root, int stage, const std::string &gpu_name) const {
+uint64_t CostMemo::kernel_key(const PipelineDag &dag, const std::vector<uint64_t> &content,
+                              const std::vector<std::vector<int>> &producers, const ScheduleState &state, int root,
+                              int stage, const std::string &gpu_name) const {
   Hasher h;
   h.add(gpu_name);
   h.add(content[root]);
@@ -69,9 +70,8 @@ uint64_t CostMemo::kernel_key(const PipelineDag &dag, const std::vector<uint64_t
   while (!pending.empty()) {
     int c = pending.back();
     pending.pop_back();
-    for (const std::string &p_name : dag.funcs[c].producers) {
-      int p = dag.index_of(p_name);
-      if (p < 0 || seen[p]) continue;
+    for (int p : producers[c]) {
+      if (seen[p]) continue;
       seen[p] = true;
       const bool decided = state.decided[p];
       const FuncDecision &d = state.decisions[p];

@@ -22,9 +22,11 @@ std::vector<uint64_t> func_content_hashes(const PipelineDag &dag);
 
 class CostMemo {
 public:
-  /// The key of the kernel computing `stage` of Root Func `root` in `state`.
-  uint64_t kernel_key(const PipelineDag &dag, const std::vector<uint64_t> &content, const ScheduleState &state,
-                      int root, int stage, const std::string &gpu_name) const;
+  /// The key of the kernel computing `stage` of Root Func `root` in `state`. `producers` holds
+  /// the DAG indices of each Func's producers.
+  uint64_t kernel_key(const PipelineDag &dag, const std::vector<uint64_t> &content,
+                      const std::vector<std::vector<int>> &producers, const ScheduleState &state, int root,
+                      int stage, const std::string &gpu_name) const;
 
   const KernelCost *find(uint64_t key) const;
   void insert(uint64_t key, const KernelCost &cost);

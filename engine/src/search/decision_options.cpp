@@ -220,8 +220,8 @@ int consuming_kernel(const PipelineDag &dag, const ScheduleState &state, int fun
   return kernel;
 }
 
-std::vector<FuncDecision> decision_options(const PipelineDag &dag, const ScheduleState &state, int func,
-                                           const GpuProfile &gpu, const OptionLimits &limits) {
+std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, const GpuProfile &gpu,
+                                             const OptionLimits &limits) {
   const FuncNode &f = dag.funcs[func];
   std::vector<FuncDecision> options;
   if (f.has_extern_definition) {
@@ -235,7 +235,14 @@ std::vector<FuncDecision> decision_options(const PipelineDag &dag, const Schedul
     for (size_t s = 1; s < f.stages.size(); s++) root.tilings.push_back(update_tiling(f.stages[s], tiling, gpu));
     options.push_back(root);
   }
-  if (limits.coarse || !fusion_is_legal(f) || !accessed_affinely(dag, f)) return options;
+  return options;
+}
+
+std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleState &state, int func,
+                                         const GpuProfile &gpu, const OptionLimits &limits) {
+  const FuncNode &f = dag.funcs[func];
+  std::vector<FuncDecision> options;
+  if (limits.coarse || f.has_extern_definition || !fusion_is_legal(f) || !accessed_affinely(dag, f)) return options;
 
   const int kernel = consuming_kernel(dag, state, func);
   if (kernel < 0 || !kernel_accepts_fusion(dag, state, kernel)) return options;
@@ -243,8 +250,7 @@ std::vector<FuncDecision> decision_options(const PipelineDag &dag, const Schedul
   for (ComputeLevel level : {ComputeLevel::Block, ComputeLevel::Thread}) {
     if (level == ComputeLevel::Thread && !only_root_consumes(dag, state, func, kernel)) continue;
     ScheduleState trial = state;
-    trial.decisions[func] = FuncDecision{level, kernel, {}};
-    trial.decided[func] = true;
+    trial.decide(func, FuncDecision{level, kernel, {}});
     KernelModel km = build_kernel_model(dag, trial, kernel, 0, gpu);
     if (!km.valid) continue;
     bool acceptable = true;
@@ -257,6 +263,13 @@ std::vector<FuncDecision> decision_options(const PipelineDag &dag, const Schedul
     }
     if (acceptable) options.push_back(trial.decisions[func]);
   }
+  return options;
+}
+
+std::vector<FuncDecision> decision_options(const PipelineDag &dag, const ScheduleState &state, int func,
+                                           const GpuProfile &gpu, const OptionLimits &limits) {
+  std::vector<FuncDecision> options = standalone_options(dag, func, gpu, limits);
+  for (FuncDecision &d : fusion_options(dag, state, func, gpu, limits)) options.push_back(std::move(d));
   return options;
 }
 

@@ -24,9 +24,19 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
 StageTiling update_tiling(const StageNode &update, const StageTiling &pure, const GpuProfile &gpu);
 
 /// The children of `state` for DAG Func `func` (which must be the next undecided one). Every
-/// returned decision is legal in Halide and within the profile's limits.
+/// returned decision is legal in Halide and within the profile's limits. They are the
+/// standalone options followed by the fusion options below.
 std::vector<FuncDecision> decision_options(const PipelineDag &dag, const ScheduleState &state, int func,
                                            const GpuProfile &gpu, const OptionLimits &limits);
+
+/// The options that do not depend on the rest of the state (inline, own kernel with each
+/// tiling): the search generates them once per Func and shares them between states.
+std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, const GpuProfile &gpu,
+                                             const OptionLimits &limits);
+
+/// Fusion into the kernel that consumes `func` (per block or per thread), when legal in `state`.
+std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleState &state, int func,
+                                         const GpuProfile &gpu, const OptionLimits &limits);
 
 /// The single kernel that consumes `func` in `state` (through inlined consumers), or -1 when its
 /// consumers live in several kernels (or none is decided yet).

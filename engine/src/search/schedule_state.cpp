@@ -40,8 +40,27 @@ int StageTiling::innermost_thread_loop() const {
   return -1;
 }
 
+DecisionTable::DecisionTable(size_t funcs) {
+  static const auto undecided = std::make_shared<const FuncDecision>();
+  slots_.assign(funcs, undecided);
+}
+
+void DecisionTable::set(size_t func, FuncDecision decision) {
+  slots_[func] = std::make_shared<const FuncDecision>(std::move(decision));
+}
+
 ScheduleState::ScheduleState(const PipelineDag &dag)
     : decisions(dag.funcs.size()), decided(dag.funcs.size(), false) {}
+
+void ScheduleState::decide(int func, FuncDecision decision) {
+  decide(func, std::make_shared<const FuncDecision>(std::move(decision)));
+}
+
+void ScheduleState::decide(int func, DecisionPtr decision) {
+  if (!decided[func]) num_decided++;
+  decided[func] = true;
+  decisions.set(func, std::move(decision));
+}
 
 std::vector<int> ScheduleState::decision_order(const PipelineDag &dag) {
   std::vector<int> order;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,25 @@ struct FuncDecision {
   std::vector<StageTiling> tilings;    ///< Root: one per stage
 };
 
+using DecisionPtr = std::shared_ptr<const FuncDecision>;
+
+/// The decisions of a state, by DAG index. States are copied for every child the search
+/// considers but differ in one decision, so each decision is shared between the states that
+/// hold it (copy-on-write): a copy costs one pointer per Func, never a deep copy of tilings.
+class DecisionTable {
+public:
+  explicit DecisionTable(size_t funcs);
+
+  const FuncDecision &operator[](size_t func) const { return *slots_[func]; }
+  size_t size() const { return slots_.size(); }
+  const DecisionPtr &shared(size_t func) const { return slots_[func]; }
+  void set(size_t func, FuncDecision decision);
+  void set(size_t func, DecisionPtr decision) { slots_[func] = std::move(decision); }
+
+private:
+  std::vector<DecisionPtr> slots_;
+};
+
 class ScheduleState {
 public:
   explicit ScheduleState(const PipelineDag &dag);
@@ -53,10 +73,17 @@ public:
 
   bool complete() const { return num_decided == int(decisions.size()); }
 
-  std::vector<FuncDecision> decisions;  ///< by DAG index
+  /// Makes (or replaces) the decision for `func`.
+  void decide(int func, FuncDecision decision);
+  void decide(int func, DecisionPtr decision);
+
+  DecisionTable decisions;
   std::vector<bool> decided;
   int num_decided = 0;
   double cost_ms = 0;                   ///< of the decided part
+  /// Cost of each Root Func's kernels (all its stages) in this state, kept by the search so a
+  /// child re-costs only the kernels its new decision touches. Empty until the state is costed.
+  std::vector<double> kernel_ms;
 
   /// Hash of every decision (two states with equal hashes are the same schedule).
   uint64_t exact_hash() const;

@@ -39,9 +39,7 @@ OptionThroughput measure_option_throughput(const PipelineDag &dag, const Autosch
       std::vector<ScheduleState> costed;
       for (const FuncDecision &d : children) {
         ScheduleState child = state;
-        child.decisions[func] = d;
-        child.decided[func] = true;
-        child.num_decided++;
+        child.decide(func, d);
         auto t1 = std::chrono::steady_clock::now();
         search.evaluate(child);
         cost_seconds += seconds_since(t1);
