@@ -8,7 +8,13 @@
 // Halide 14's plugin interface passes only MachineParams, so the other knobs come from the
 // HLSCHED_OPTIONS environment variable ("gpu=a100,beam_size=16,no_freeze"), using the CLI's
 // names (dashes may be written as underscores).
+//
+// "strategy=sample,seed=S,sample=I" applies random schedule I of seed S instead of searching: the
+// schedule `hlsched sample --seed S` draws as its I-th random walk (sample_schedules), so that a
+// benchmark can compile and check random schedules one variant at a time.
 #include <algorithm>
+#include <cctype>
+#include <limits>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
@@ -21,8 +27,24 @@
 namespace hlsched {
 namespace {
 
-AutoschedulerOptions options_from_environment() {
-  AutoschedulerOptions options;
+// The plugin's reading of HLSCHED_OPTIONS: the engine's options and which random sample to apply.
+struct PluginOptions {
+  AutoschedulerOptions engine;
+  int sample_index = -1;  ///< strategy=sample: which random walk of engine.seed (default 0)
+};
+
+// A whole non-negative integer ("12"), else a clear error naming the option.
+uint64_t parse_count(const std::string &key, const std::string &value) {
+  const bool digits = !value.empty() && value.size() <= 19 &&
+                      std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (!digits)
+    throw std::invalid_argument("HLSCHED_OPTIONS: " + key + " wants a non-negative integer, not '" + value + "'");
+  return std::stoull(value);
+}
+
+PluginOptions options_from_environment() {
+  PluginOptions plugin;
+  AutoschedulerOptions &options = plugin.engine;
   const char *text = std::getenv("HLSCHED_OPTIONS");
   std::stringstream items(text ? text : "");
   std::string item;
@@ -39,23 +61,44 @@ AutoschedulerOptions options_from_environment() {
     else if (key == "no-freeze") options.freeze = false;
     else if (key == "no-sampling") options.sampling = false;
     else if (key == "no-memo") options.memo = false;
-    else if (key == "seed") options.seed = uint64_t(number());
+    else if (key == "seed") options.seed = parse_count(key, value);
+    else if (key == "sample") {
+      const uint64_t index = parse_count(key, value);
+      if (index > uint64_t(std::numeric_limits<int>::max()))
+        throw std::invalid_argument("HLSCHED_OPTIONS: sample index " + value + " is too large");
+      plugin.sample_index = int(index);
+    }
     else if (key == "time-budget") options.time_budget_s = number();
     else if (key == "memo-file") options.memo_path = value;
     else
       throw std::invalid_argument("HLSCHED_OPTIONS: unknown option '" + key +
                                   "' (gpu, strategy, beam-size, passes, no-freeze, no-sampling, no-memo, seed, "
-                                  "time-budget, memo-file)");
+                                  "sample, time-budget, memo-file)");
   }
-  return options;
+  if (options.strategy == "sample" && plugin.sample_index < 0) plugin.sample_index = 0;
+  if (options.strategy != "sample" && plugin.sample_index >= 0)
+    throw std::invalid_argument("HLSCHED_OPTIONS: sample=" + std::to_string(plugin.sample_index) +
+                                " needs strategy=sample (not '" + options.strategy + "')");
+  return plugin;
 }
 
+// Random walk `index` of `seed`; a walk that ends without a complete schedule is an error here
+// (the sampler skips it), since the caller asked for that very schedule.
+ScheduleResult random_schedule(const Halide::Pipeline &pipeline, const PipelineDag &dag, const PluginOptions &plugin) {
+  std::vector<ScheduleResult> drawn =
+      sample_schedules(pipeline, dag, plugin.engine, 1, plugin.engine.seed, plugin.sample_index);
+  if (drawn.empty())
+    throw std::runtime_error("hlsched: random walk " + std::to_string(plugin.sample_index) + " of seed " +
+                             std::to_string(plugin.engine.seed) + " found no complete schedule");
+  return std::move(drawn.front());
+}
 
 void autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
                   const Halide::MachineParams & /*params*/, Halide::AutoSchedulerResults *results) {
-  AutoschedulerOptions options = options_from_environment();
+  const PluginOptions options = options_from_environment();
   PipelineDag dag = build_pipeline_dag(pipeline);
-  ScheduleResult result = schedule_pipeline(pipeline, dag, options);
+  ScheduleResult result = options.engine.strategy == "sample" ? random_schedule(pipeline, dag, options)
+                                                              : schedule_pipeline(pipeline, dag, options.engine);
   apply_schedule(result.schedule, pipeline, target.has_gpu_feature() ? ApplyMode::Gpu : ApplyMode::Cpu);
   results->scheduler_name = "Hlsched";
   results->target = target;
