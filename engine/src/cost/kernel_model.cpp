@@ -1,6 +1,7 @@
 #include "cost/kernel_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "hlsched/engine/gpu_profile.h"
@@ -49,13 +50,30 @@ double coalescing_efficiency(const ThreadStride &stride, int bytes, double threa
   return std::clamp(useful / moved, 1.0 / 32, 1.0);
 }
 
+// Whether Halide's printing of an index expression mentions the variable `name`.
+bool mentions(const std::string &text, const std::string &name) {
+  auto in_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if ((at == 0 || !in_name(text[at - 1])) && (end == text.size() || !in_name(text[end]))) return true;
+  }
+  return false;
+}
+
 // Extent of a producer dimension needed by a box of the consumer's loops.
 double region_extent(const ProducerAccess &a, size_t d, const std::map<std::string, double> &loop_extent,
                      double full) {
   const AffineExpr &lo = a.region_min[d], &hi = a.region_max[d];
   if (!lo.is_affine || !hi.is_affine) {
-    int64_t per_point = a.points_per_consumer_point[d];
-    return per_point > 0 ? std::min(double(per_point), full) : full;
+    // Not affine (a clamp, a data-dependent index): one consumer point reads `per_point`
+    // elements, a window that slides with each loop its bounds mention (a boundary condition's
+    // clamp(x) moves one element per x), so a box reads the window swept over those loops.
+    const int64_t per_point = a.points_per_consumer_point[d];
+    if (per_point <= 0) return full;
+    double extent = double(per_point);
+    for (const auto &[var, e] : loop_extent)
+      if (mentions(lo.text, var) || mentions(hi.text, var)) extent += e - 1;
+    return std::min(extent, full);
   }
   double extent = hi.constant - lo.constant + 1;
   for (const auto &[var, coef] : hi.coefficients) {
