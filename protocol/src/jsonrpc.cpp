@@ -120,8 +120,10 @@ ParsedMessage parse_message(const json& message) {
   if (method == message.end() || !method->is_string()) {
     return invalid_request(id, "\"method\" must be a string");
   }
+  // JSON-RPC 2.0 lets "params" be omitted; many clients send null instead ("shutdown", "exit"),
+  // so null means absent. Handlers that need params reject it as Invalid Params.
   json params = nullptr;
-  if (auto it = message.find("params"); it != message.end()) {
+  if (auto it = message.find("params"); it != message.end() && !it->is_null()) {
     if (!it->is_object() && !it->is_array()) return invalid_request(id, "\"params\" must be an object or an array");
     params = *it;
   }

@@ -138,6 +138,16 @@ TEST_CASE("typed params: a wrong field type is Invalid Params naming the field")
   CHECK(missing["error"]["message"] == "invalid params: expected object, got null");
 }
 
+TEST_CASE("params null: optional params are absent, required ones are Invalid Params") {
+  Fixture f;
+  f.dispatcher.on_request("shutdown", [](const json& params) { return json(params.is_null()); });
+  f.dispatcher.on_request<lsp::HoverParams>("textDocument/hover", [](const lsp::HoverParams&) { return json(0); });
+  CHECK(f.call(R"({"jsonrpc":"2.0","id":1,"method":"shutdown","params":null})")["result"] == true);
+  json required = f.call(R"({"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":null})");
+  CHECK(error_code(required) == kInvalidParams);
+  CHECK(required["id"] == 2);
+}
+
 TEST_CASE("handler errors map to error replies") {
   Fixture f;
   f.dispatcher.on_request("fails", [](const json& p) -> json {

@@ -34,6 +34,22 @@ TEST_CASE("request with params object, array and none") {
   CHECK(bare.params.is_null());
 }
 
+TEST_CASE("params null is the same as no params") {
+  // Many clients send "params": null for shutdown and exit; JSON-RPC 2.0 lets params be omitted.
+  auto request = parse_body(R"({"jsonrpc":"2.0","id":2,"method":"shutdown","params":null})");
+  REQUIRE(request.messages.size() == 1);
+  REQUIRE(std::holds_alternative<Request>(request.messages[0]));
+  CHECK(std::get<Request>(request.messages[0]).params.is_null());
+
+  auto notification = parse_body(R"({"jsonrpc":"2.0","method":"exit","params":null})");
+  REQUIRE(notification.messages.size() == 1);
+  REQUIRE(std::holds_alternative<Notification>(notification.messages[0]));
+  CHECK(std::get<Notification>(notification.messages[0]).params.is_null());
+
+  // Serialized back, absent stays absent.
+  CHECK_FALSE(json::parse(serialize(std::get<Request>(request.messages[0]))).contains("params"));
+}
+
 TEST_CASE("notification has no id") {
   auto parsed = parse_body(R"({"jsonrpc":"2.0","method":"update","params":[1,2,3,4,5]})");
   const auto& notification = std::get<Notification>(parsed.messages[0]);
@@ -78,7 +94,7 @@ TEST_CASE("wrong shapes are Invalid Request") {
   CHECK(invalid_code(R"({"jsonrpc":"2.0","method":null,"id":1})") == kInvalidRequest);
   CHECK(invalid_code(R"({"jsonrpc":"2.0","method":"m","params":3,"id":1})") == kInvalidRequest);
   CHECK(invalid_code(R"({"jsonrpc":"2.0","method":"m","params":"s"})") == kInvalidRequest);
-  CHECK(invalid_code(R"({"jsonrpc":"2.0","method":"m","params":null,"id":1})") == kInvalidRequest);
+  CHECK(invalid_code(R"({"jsonrpc":"2.0","method":"m","params":true,"id":1})") == kInvalidRequest);
   CHECK(invalid_code(R"("just a string")") == kInvalidRequest);
   CHECK(invalid_code("42") == kInvalidRequest);
   CHECK(invalid_code("null") == kInvalidRequest);

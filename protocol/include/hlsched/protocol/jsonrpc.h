@@ -44,7 +44,7 @@ void to_json(nlohmann::json& j, const RequestId& id);
 // Throws InvalidParamsError for anything but an integer or a string.
 void from_json(const nlohmann::json& j, RequestId& id);
 
-// `params` is an object, an array, or null when the member was absent.
+// `params` is an object, an array, or null when the member was absent or null.
 struct Request {
   RequestId id;
   std::string method;
