@@ -37,7 +37,7 @@ std::string compile_error_message(const std::filesystem::path &source, const Gen
 
 std::vector<std::string> worker_argv(const AnalysisRequest &request, const std::string &library,
                                      const std::string &result_path) {
-  std::vector<std::string> argv = {current_executable().string(), "worker", "--task", request.task,
+  std::vector<std::string> argv = {own_image_path().string(), "worker", "--task", request.task,
                                    "--library", library, "--result", result_path,
                                    "--gpu", request.gpu_profile};
   for (const std::string &arg : search_option_args(request.search)) argv.push_back(arg);

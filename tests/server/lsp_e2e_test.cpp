@@ -399,3 +399,33 @@ TEST_CASE("stdio: a newer edit kills the worker of the analysis it makes stale",
   CHECK(daemon.wait_exit(Timeout(30000)) == 0);
   CHECK(std::chrono::steady_clock::now() - asked < std::chrono::seconds(10));
 }
+
+TEST_CASE("stdio: workers start after the daemon's executable file was replaced (a rebuild)", "[lsp_e2e]") {
+  // Cost: a copy of the binary, a small generator (its build is cached by the other tests) and
+  // the simple strategy: a few seconds.
+  const auto dir = scratch_dir("lsp_e2e_replaced_binary");
+  const auto copy = dir / "hlsched";
+  std::filesystem::copy_file(HLSCHED_BINARY, copy);
+  const auto file = dir / "stencil_chain_small.cpp";
+  const std::string text = read_file(source_path("tests/data/generators/stencil_chain_small.cpp"));
+  write_file(file, text);
+  const std::string uri = file_uri(file);
+  Daemon daemon({"--cache-dir", cache_arg(), "--no-index", "--settings", R"({"strategy": "simple"})"},
+                (dir / "daemon.log").string(), copy.string());
+  LspClient client(daemon);
+  client.initialize();
+
+  // Like a rebuild: a new file at the same path (the running image is now "(deleted)"); here one
+  // that is not hlsched at all, so a worker started from the path would fail.
+  std::filesystem::remove(copy);
+  write_file(copy, "#!/bin/sh\necho 'not the hlsched that the daemon runs' >&2\nexit 7\n");
+  std::filesystem::permissions(copy, std::filesystem::perms::owner_all);
+
+  open_file(client, uri, text);
+  json done = wait_analysis(client, uri, 1);
+  INFO(done.dump() << "\n" << read_file(dir / "daemon.log").substr(0, 4000));
+  CHECK(done["status"] == "ok");
+  CHECK(done["predicted_runtime_ms"].get<double>() > 0);
+  client.shutdown_and_exit();
+  CHECK(daemon.wait_exit(Timeout(30000)) == 0);
+}

@@ -22,7 +22,8 @@ using nlohmann::json;
 
 // ---- Daemon ----------------------------------------------------------------------------------
 
-Daemon::Daemon(const std::vector<std::string> &args, const std::string &log_path) {
+Daemon::Daemon(const std::vector<std::string> &args, const std::string &log_path, const std::string &executable) {
+  const std::string binary = executable.empty() ? std::string(HLSCHED_BINARY) : executable;
   int in[2], out[2];
   REQUIRE(::pipe2(in, O_CLOEXEC) == 0);
   REQUIRE(::pipe2(out, O_CLOEXEC) == 0);
@@ -31,12 +32,12 @@ Daemon::Daemon(const std::vector<std::string> &args, const std::string &log_path
   posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<std::string> argv_strings = {HLSCHED_BINARY, "--log-level", "debug", "serve"};
+  std::vector<std::string> argv_strings = {binary, "--log-level", "debug", "serve"};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char *> argv;
   for (auto &a : argv_strings) argv.push_back(a.data());
   argv.push_back(nullptr);
-  const int error = posix_spawn(&pid_, HLSCHED_BINARY, &actions, nullptr, argv.data(), environ);
+  const int error = posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(in[0]);
   ::close(out[1]);

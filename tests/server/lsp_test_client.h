@@ -26,8 +26,9 @@ inline constexpr Timeout kAnalysisTimeout{600000};  // a cold build of Halide.h'
 /// The daemon process (`hlsched serve ...`).
 class Daemon {
  public:
-  /// Starts `hlsched --log-level debug serve ARGS` with its stderr in `log_path`.
-  Daemon(const std::vector<std::string> &args, const std::string &log_path);
+  /// Starts `hlsched --log-level debug serve ARGS` with its stderr in `log_path`, from
+  /// `executable` (default: the hlsched of this build).
+  Daemon(const std::vector<std::string> &args, const std::string &log_path, const std::string &executable = "");
   ~Daemon();  // kills it if it still runs
 
   pid_t pid() const { return pid_; }

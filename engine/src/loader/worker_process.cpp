@@ -358,4 +358,6 @@ WorkerOutcome run_worker(const std::vector<std::string> &argv, const WorkerLimit
 
 std::filesystem::path current_executable() { return std::filesystem::read_symlink("/proc/self/exe"); }
 
+std::filesystem::path own_image_path() { return "/proc/self/exe"; }
+
 }  // namespace hlsched

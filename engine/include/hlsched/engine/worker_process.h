@@ -2,7 +2,7 @@
 //
 // hlsched runs untrusted-ish work (user generators, the compiler) in child processes so that a
 // crash, a hang or a runaway allocation in that work cannot take the CLI or the daemon down. The
-// typical child is our own executable in a worker mode (see current_executable()), but any argv
+// typical child is our own executable in a worker mode (see own_image_path()), but any argv
 // works: the generator loader also runs the C++ compiler through here.
 //
 // What run_worker() guarantees:
@@ -74,8 +74,15 @@ struct WorkerOutcome {
 WorkerOutcome run_worker(const std::vector<std::string> &argv, const WorkerLimits &limits,
                          const std::string &stdin_text = "");
 
-/// This process's executable (/proc/self/exe), to start ourselves in a worker mode.
+/// This process's executable file (where /proc/self/exe points), for messages and for files
+/// beside it. To start ourselves in a worker mode use own_image_path().
 std::filesystem::path current_executable();
+
+/// A path that execs the very image this process runs: "/proc/self/exe" (a child inherits it
+/// across fork). It still works after the file at current_executable() was rebuilt, replaced or
+/// deleted under a running daemon, and a worker started from it is always the same version as
+/// its parent, so the two always agree on the worker's arguments and result format.
+std::filesystem::path own_image_path();
 
 /// "SIGSEGV" for SIGSEGV etc.; "SIG<n>" for signals without a well-known name.
 std::string signal_name(int signal);
