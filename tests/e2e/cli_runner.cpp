@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 
 namespace hlsched::testing {
@@ -41,6 +43,19 @@ std::string read_file(const std::filesystem::path &path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string canonical_temporaries(const std::string &stmt) {
+  static const std::regex temp(R"(\bt[0-9]+\b)");
+  std::map<std::string, std::string> renamed;
+  std::string out;
+  size_t last = 0;
+  for (auto it = std::sregex_iterator(stmt.begin(), stmt.end(), temp); it != std::sregex_iterator(); ++it) {
+    out += stmt.substr(last, it->position() - last);
+    out += renamed.emplace(it->str(), "t_" + std::to_string(renamed.size())).first->second;
+    last = it->position() + it->length();
+  }
+  return out + stmt.substr(last);
 }
 
 }  // namespace hlsched::testing

@@ -26,4 +26,9 @@ std::filesystem::path scratch_dir(const std::string &name);
 /// Reads a whole file.
 std::string read_file(const std::filesystem::path &path);
 
+/// Lowered programs name their temporaries from a process-wide counter (t1794): renumbers them
+/// by first appearance, so that two processes that did different work before lowering compare
+/// equal.
+std::string canonical_temporaries(const std::string &stmt);
+
 }  // namespace hlsched::testing

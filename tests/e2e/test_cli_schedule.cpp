@@ -3,8 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
-#include <map>
-#include <regex>
 
 #include "cli_runner.h"
 
@@ -22,23 +20,6 @@ std::string paste_schedule(const std::string &source, const std::string &code) {
     at = source.find('\n', at) + 1;
   }
   return source.substr(0, at) + "{\n" + code + "}\n" + source.substr(at);
-}
-
-// Lowered programs name their temporaries from a process-wide counter (t1794); number them by
-// first appearance so two processes that did different work before lowering compare equal.
-std::string canonical_temporaries(const std::string &stmt) {
-  static const std::regex temp(R"(\bt[0-9]+\b)");
-  std::map<std::string, std::string> renamed;
-  std::string out;
-  auto begin = std::sregex_iterator(stmt.begin(), stmt.end(), temp);
-  size_t last = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    out += stmt.substr(last, it->position() - last);
-    auto [entry, fresh] = renamed.emplace(it->str(), "t_" + std::to_string(renamed.size()));
-    out += entry->second;
-    last = it->position() + it->length();
-  }
-  return out + stmt.substr(last);
 }
 
 struct Case {

@@ -4,28 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
-#include <map>
-#include <regex>
 
 #include "cli_runner.h"
 
 using namespace hlsched::testing;
 
 namespace {
-
-// Same as in test_cli_schedule.cpp: temporaries are numbered per process.
-std::string canonical(const std::string &stmt) {
-  static const std::regex temp(R"(\bt[0-9]+\b)");
-  std::map<std::string, std::string> renamed;
-  std::string out;
-  size_t last = 0;
-  for (auto it = std::sregex_iterator(stmt.begin(), stmt.end(), temp); it != std::sregex_iterator(); ++it) {
-    out += stmt.substr(last, it->position() - last);
-    out += renamed.emplace(it->str(), "t_" + std::to_string(renamed.size())).first->second;
-    last = it->position() + it->length();
-  }
-  return out + stmt.substr(last);
-}
 
 // Inserts the code at the end of schedule(), after the estimates and the manual-schedule branch.
 std::string paste_into_schedule(const std::string &source, const std::string &code) {
@@ -57,7 +41,7 @@ void check_example(const std::string &app) {
                               "-I" + source_path("examples/" + app).string(), pasted.string()});
   INFO(lowered.stderr_text);
   REQUIRE(lowered.exit_code == 0);
-  CHECK(canonical(read_file(pasted_stmt)) == canonical(read_file(applied_stmt)));
+  CHECK(canonical_temporaries(read_file(pasted_stmt)) == canonical_temporaries(read_file(applied_stmt)));
 }
 
 }  // namespace
