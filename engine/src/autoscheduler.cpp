@@ -11,6 +11,8 @@
 #include "cost/roofline.h"
 #include "schedule/state_to_spec.h"
 #include "search/beam_search.h"
+#include "search/content_hash.h"
+#include "search/warm_start.h"
 #include "hlsched/engine/gpu_profile.h"
 #include "schedule/simple_scheduler.h"
 
@@ -81,6 +83,14 @@ std::string state_comment(const PipelineDag &dag, const ScheduleState &state, in
   return func.name + ": " + describe_decision(dag, d) + "; predicted " + format_ms(ms) + " (" + bound + "-bound)";
 }
 
+// The options that shape a search's result: a warm start is taken only from an equal search.
+uint64_t search_options_key(const AutoschedulerOptions &o) {
+  ContentHash<0x510e527fade682d1ULL> h;
+  h.add(o.gpu_profile);
+  for (uint64_t v : {uint64_t(o.beam_size), uint64_t(o.passes), uint64_t(o.freeze), uint64_t(o.sampling), o.seed}) h.add(v);
+  return h.h;
+}
+
 ScheduleResult result_for_state(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu,
                                 const std::string &strategy) {
   ScheduleResult result;
@@ -133,9 +143,16 @@ ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const Pipelin
     result = simple_result(dag, gpu);
   } else if (options.strategy == "beam") {
     CostMemo memo;
-    int64_t loaded = options.memo && !options.memo_path.empty() ? int64_t(memo.load(options.memo_path)) : 0;
+    const bool keep_memo = options.memo && !options.memo_path.empty();
+    int64_t loaded = keep_memo ? int64_t(memo.load(options.memo_path)) : 0;
+    // The previous schedule of this memo file's pipeline: unchanged Funcs keep their decisions.
+    WarmStart previous;
+    const uint64_t options_key = search_options_key(options);
+    const WarmStart::Match kept = keep_memo && previous.load(options.memo_path + ".warm")
+                                      ? previous.match(dag, options_key)
+                                      : WarmStart::Match{ScheduleState(dag), 0};
     BeamSearch search(dag, gpu, options, memo);
-    SearchOutcome outcome = search.run();
+    SearchOutcome outcome = search.run(&kept.state);
     if (!outcome.best.complete()) {
       // Nothing valid found: the baseline is always valid. Say which Func blocked the search.
       std::string stuck;
@@ -150,7 +167,11 @@ ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const Pipelin
     }
     result.search = outcome.stats;
     result.search.memo_entries_loaded = loaded;
-    if (options.memo && !options.memo_path.empty()) memo.save(options.memo_path);
+    if (keep_memo) {
+      if (memo.size() != size_t(loaded)) memo.save(options.memo_path);  // nothing new: keep the file
+      if (outcome.best.complete())
+        WarmStart::from_state(dag, outcome.best, options_key).save(options.memo_path + ".warm");
+    }
   } else {
     throw std::invalid_argument("unknown search strategy '" + options.strategy + "' (beam, simple)");
   }

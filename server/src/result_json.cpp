@@ -106,6 +106,7 @@ json to_json(const ScheduleResult &result) {
             {"memo_hits", result.search.memo_hits},
             {"memo_entries_loaded", result.search.memo_entries_loaded},
             {"frozen_funcs", result.search.frozen_funcs},
+            {"warm_start_funcs", result.search.warm_start_funcs},
             {"passes_completed", result.search.passes_completed},
             {"budget_exhausted", result.search.budget_exhausted},
             {"fallback", result.search.fallback},

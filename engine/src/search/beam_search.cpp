@@ -159,7 +159,9 @@ const std::vector<DecisionPtr> &BeamSearch::standalone(int func, bool coarse) {
 }
 
 std::vector<DecisionPtr> BeamSearch::children(const ScheduleState &state, int func, bool coarse,
-                                              const std::vector<bool> &frozen, const ScheduleState *frozen_source) {
+                                              const std::vector<bool> &frozen, const ScheduleState *frozen_source,
+                                              Frozen mode) {
+  if (frozen_source && frozen[func] && mode == Frozen::Fixed) return {frozen_source->decisions.shared(func)};
   OptionLimits limits;
   limits.coarse = coarse;
   // The same for every state of the search (the memoized tilings of the paper)...
@@ -200,7 +202,7 @@ BeamSearch::Beam BeamSearch::select(Beam candidates, int beam_size) const {
 }
 
 BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &frozen,
-                                         const ScheduleState *frozen_source, int beam_size) {
+                                         const ScheduleState *frozen_source, int beam_size, Frozen mode) {
   Beam beam = {ScheduleState(dag_)};
   for (size_t step = 0; step < order_.size(); step++) {
     const int func = order_[step];
@@ -219,7 +221,7 @@ BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &f
     }
     Beam next;
     for (const ScheduleState &state : beam) {
-      std::vector<DecisionPtr> options = children(state, func, coarse || hurry, frozen, frozen_source);
+      std::vector<DecisionPtr> options = children(state, func, coarse || hurry, frozen, frozen_source, mode);
       for (DecisionPtr &d : options) {
         ScheduleState child = state;
         child.decide(func, std::move(d));
@@ -266,11 +268,50 @@ std::vector<bool> BeamSearch::choose_frozen(const ScheduleState &coarse_best) {
   return frozen;
 }
 
-SearchOutcome BeamSearch::run() {
+bool BeamSearch::warm_pass(const ScheduleState &previous, SearchOutcome &outcome) {
+  const size_t n = dag_.funcs.size();
+  // Open: the changed Funcs, the Funcs they read and the Funcs that read them...
+  std::vector<bool> open(n, false);
+  for (size_t f = 0; f < n; f++) {
+    if (previous.decided[f]) continue;
+    open[f] = true;
+    for (int p : producers_[f]) open[p] = true;
+    for (int c : consumers_[f]) open[c] = true;
+  }
+  // ...and whatever was fused into an open kernel, whose storage follows that kernel's tiling.
+  for (size_t f = 0; f < n; f++) {
+    const FuncDecision &d = previous.decisions[f];
+    if (previous.decided[f] && d.kernel_root >= 0 && open[d.kernel_root]) open[f] = true;
+  }
+  const int open_count = int(std::count(open.begin(), open.end(), true));
+  if (2 * open_count > int(n)) return false;  // mostly new: a full search is worth its time
+
+  std::vector<bool> frozen(n);
+  for (size_t f = 0; f < n; f++) frozen[f] = !open[f];
+  Beam warm = search_pass(/*coarse=*/false, frozen, &previous, options_.beam_size, Frozen::Fixed);
+  if (warm.empty() || !warm.front().complete()) return false;
+  outcome.best = warm.front();
+  stats_.warm_start_funcs = int(n) - open_count;
+  stats_.passes_completed = 1;
+  return true;
+}
+
+SearchOutcome BeamSearch::run(const ScheduleState *previous) {
   const double start = now_s();
   deadline_s_ = start + options_.time_budget_s;
   stats_ = SearchStats{};
   stats_.strategy = "beam";
+
+  SearchOutcome warm{ScheduleState(dag_), {}};
+  if (previous && previous->num_decided > 0 && warm_pass(*previous, warm)) {
+    stats_.time_ms = (now_s() - start) * 1e3;
+    warm.stats = stats_;
+    return warm;
+  }
+  const int64_t warm_states = stats_.states_evaluated;
+  stats_ = SearchStats{};
+  stats_.strategy = "beam";
+  stats_.states_evaluated = warm_states;  // a failed warm pass still cost its states
 
   // Pass 0: inline or root only, narrow beam.
   Beam coarse = search_pass(/*coarse=*/true, {}, nullptr, std::max(4, options_.beam_size / 4));

@@ -12,6 +12,10 @@
 //     kernels (most of them) share the work, within a run and across runs.
 //  5. The search is anytime: when the time budget runs out, the current beam is completed
 //     greedily and the best complete schedule so far is returned.
+//  6. Warm start (the daemon's next edit): given the previous schedule's decisions for the Funcs
+//     that did not change (warm_start.h), one fine pass searches only the changed Funcs and their
+//     producers and consumers, the others keeping their decisions. When that finds nothing valid,
+//     or most of the pipeline changed, the full search runs.
 #pragma once
 
 #include <random>
@@ -32,7 +36,8 @@ class BeamSearch {
 public:
   BeamSearch(const PipelineDag &dag, const GpuProfile &gpu, const AutoschedulerOptions &options, CostMemo &memo);
 
-  SearchOutcome run();
+  /// `previous`: the decisions kept from the previous search (a partial state), or null.
+  SearchOutcome run(const ScheduleState *previous = nullptr);
 
   /// Cost of the decided part of a state (sum of its kernels); +inf when a kernel is invalid.
   double evaluate(ScheduleState &state);
@@ -46,9 +51,14 @@ public:
 private:
   using Beam = std::vector<ScheduleState>;
 
-  Beam search_pass(bool coarse, const std::vector<bool> &frozen, const ScheduleState *frozen_source, int beam_size);
+  /// How the frozen Funcs of a pass are decided: their first-pass decision, which they may
+  /// still trade for inlining or fusion (two-phase search), or exactly the previous decision.
+  enum class Frozen { MayFuse, Fixed };
+  Beam search_pass(bool coarse, const std::vector<bool> &frozen, const ScheduleState *frozen_source, int beam_size,
+                   Frozen mode = Frozen::MayFuse);
   std::vector<DecisionPtr> children(const ScheduleState &state, int func, bool coarse,
-                                    const std::vector<bool> &frozen, const ScheduleState *frozen_source);
+                                    const std::vector<bool> &frozen, const ScheduleState *frozen_source, Frozen mode);
+  bool warm_pass(const ScheduleState &previous, SearchOutcome &outcome);
   const std::vector<DecisionPtr> &standalone(int func, bool coarse);
   std::vector<DecisionPtr> sample(std::vector<DecisionPtr> options);
   Beam select(Beam candidates, int beam_size) const;

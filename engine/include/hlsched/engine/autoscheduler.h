@@ -50,6 +50,7 @@ struct SearchStats {
   int64_t memo_hits = 0;          ///< kernel costs found in the memo
   int64_t memo_entries_loaded = 0;///< entries read from memo_path
   int frozen_funcs = 0;           ///< Funcs frozen after the first pass
+  int warm_start_funcs = 0;       ///< Funcs that kept the previous search's decision (memo_path)
   int passes_completed = 0;
   bool budget_exhausted = false;  ///< the time budget ran out before the planned passes
   std::string fallback;           ///< why the simple schedule was used instead, if it was

@@ -1,0 +1,124 @@
+#include "search/warm_start.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "search/content_hash.h"
+
+namespace hlsched {
+
+namespace {
+
+using Hasher = ContentHash<0x6a09e667f3bcc908ULL>;
+
+// Whitespace-separated tokens: Halide names contain no spaces. One Func per line.
+constexpr char kMagic[] = "hlsched-warm-start-v1";
+
+}  // namespace
+
+std::vector<uint64_t> func_local_hashes(const PipelineDag &dag) {
+  std::vector<uint64_t> hashes;
+  for (const FuncNode &f : dag.funcs) {
+    Hasher h;
+    h.add(f.name);
+    for (const Span &s : f.region) h.add(uint64_t(s.min)), h.add(uint64_t(s.extent()));
+    for (const Halide::Type &t : f.types) h.add(uint64_t(t.bits()) * 16 + uint64_t(t.code()));
+    for (const StageNode &stage : f.stages) h.add(stage.definition);
+    h.add(uint64_t(f.is_output));
+    hashes.push_back(h.h);
+  }
+  return hashes;
+}
+
+WarmStart WarmStart::from_state(const PipelineDag &dag, const ScheduleState &state, uint64_t options_key) {
+  WarmStart warm;
+  warm.options_key_ = options_key;
+  const std::vector<uint64_t> local = func_local_hashes(dag);
+  for (size_t f = 0; f < dag.funcs.size(); f++) {
+    if (!state.decided[f]) continue;
+    Entry entry{local[f], state.decisions[f], ""};
+    if (entry.decision.kernel_root >= 0) entry.kernel_root = dag.funcs[entry.decision.kernel_root].name;
+    warm.entries_[dag.funcs[f].name] = std::move(entry);
+  }
+  return warm;
+}
+
+WarmStart::Match WarmStart::match(const PipelineDag &dag, uint64_t options_key) const {
+  Match m{ScheduleState(dag), 0};
+  if (options_key != options_key_) return m;
+  const std::vector<uint64_t> local = func_local_hashes(dag);
+  for (size_t f = 0; f < dag.funcs.size(); f++) {
+    auto it = entries_.find(dag.funcs[f].name);
+    if (it == entries_.end() || it->second.local_hash != local[f]) continue;
+    FuncDecision decision = it->second.decision;
+    if (!it->second.kernel_root.empty()) {
+      decision.kernel_root = dag.index_of(it->second.kernel_root);
+      if (decision.kernel_root < 0) continue;  // its kernel is gone
+    }
+    m.state.decide(int(f), std::move(decision));
+    m.matched++;
+  }
+  return m;
+}
+
+bool WarmStart::load(const std::string &path) {
+  entries_.clear();
+  std::ifstream in(path);
+  std::string magic;
+  size_t count = 0;
+  if (!(in >> magic) || magic != kMagic || !(in >> options_key_ >> count)) return false;
+  std::map<std::string, Entry> entries;
+  for (size_t i = 0; i < count; i++) {
+    std::string name;
+    int level = 0;
+    size_t tilings = 0;
+    Entry e;
+    if (!(in >> name >> e.local_hash >> level >> e.kernel_root >> tilings) || level < 0 || level > 3) return false;
+    if (e.kernel_root == "-") e.kernel_root.clear();
+    e.decision.level = ComputeLevel(level);
+    for (size_t t = 0; t < tilings; t++) {
+      StageTiling tiling;
+      size_t vars = 0;
+      if (!(in >> tiling.single_thread >> tiling.atomic >> vars)) return false;
+      for (size_t v = 0; v < vars; v++) {
+        std::string var;
+        int64_t extent = 0, threads = 0, serial = 0;
+        bool in_thread = false;
+        if (!(in >> var >> extent >> threads >> serial >> in_thread)) return false;
+        tiling.vars.push_back(var);
+        tiling.extents.push_back(extent);
+        tiling.threads.push_back(threads);
+        tiling.serial.push_back(serial);
+        tiling.in_thread.push_back(in_thread);
+      }
+      e.decision.tilings.push_back(std::move(tiling));
+    }
+    entries[name] = std::move(e);
+  }
+  entries_ = std::move(entries);
+  return true;
+}
+
+void WarmStart::save(const std::string &path) const {
+  // Written to a temporary name and renamed, so a concurrent reader never sees half a file.
+  const std::string temporary = path + ".tmp" + std::to_string(uintptr_t(this));
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << kMagic << "\n" << options_key_ << " " << entries_.size() << "\n";
+    for (const auto &[name, e] : entries_) {
+      out << name << " " << e.local_hash << " " << int(e.decision.level) << " "
+          << (e.kernel_root.empty() ? "-" : e.kernel_root) << " " << e.decision.tilings.size();
+      for (const StageTiling &t : e.decision.tilings) {
+        out << "  " << t.single_thread << " " << t.atomic << " " << t.vars.size();
+        for (size_t v = 0; v < t.vars.size(); v++)
+          out << " " << t.vars[v] << " " << t.extents[v] << " " << t.threads[v] << " " << t.serial[v] << " "
+              << t.in_thread[v];
+      }
+      out << "\n";
+    }
+  }
+  std::error_code ignored;
+  std::filesystem::rename(temporary, path, ignored);
+}
+
+}  // namespace hlsched
