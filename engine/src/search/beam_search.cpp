@@ -53,9 +53,9 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
     uint64_t key = 0;
     if (options_.memo) {
       key = memo_.kernel_key(dag_, content_, producers_, state, root, int(s), gpu_.name);
-      if (const KernelCost *hit = memo_.find(key)) {
+      if (const double *hit = memo_.find(key)) {
         stats_.memo_hits++;
-        total += hit->total_ms;
+        total += *hit;
         continue;
       }
     }
@@ -64,7 +64,7 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
     KernelCost cost;
     if (km.valid) cost = cost_of_kernel(km, gpu_);
     else cost.total_ms = kInvalid;
-    if (options_.memo) memo_.insert(key, cost);
+    if (options_.memo) memo_.insert(key, cost.total_ms);
     total += cost.total_ms;
   }
   return total;

@@ -13,16 +13,8 @@ namespace {
 // Keys are saved to disk: the seed is part of the file format.
 using Hasher = ContentHash<0x2545f4914f6cdd1dULL>;
 
-// The file format: a magic line, then fixed-size records. Term names are stored once each.
-constexpr char kMagic[] = "hlsched-cost-memo-v1";
-const std::vector<std::string> &term_names() {
-  static const std::vector<std::string> names = {"compute", "dram", "l2", "l1", "shared_memory", "latency", "sync", "launch"};
-  return names;
-}
-const std::vector<std::string> &bound_names() {
-  static const std::vector<std::string> names = {"compute", "memory", "launch"};
-  return names;
-}
+// The file format: a magic line, then fixed-size records (key, total milliseconds).
+constexpr char kMagic[] = "hlsched-cost-memo-v2";
 
 }  // namespace
 
@@ -86,28 +78,24 @@ uint64_t CostMemo::kernel_key(const PipelineDag &dag, const std::vector<uint64_t
   return h.h;
 }
 
-const KernelCost *CostMemo::find(uint64_t key) const {
+const double *CostMemo::find(uint64_t key) const {
   auto it = costs_.find(key);
   return it == costs_.end() ? nullptr : &it->second;
 }
 
-void CostMemo::insert(uint64_t key, const KernelCost &cost) { costs_.emplace(key, cost); }
+void CostMemo::insert(uint64_t key, double total_ms) { costs_.emplace(key, total_ms); }
 
 size_t CostMemo::load(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   std::string magic;
   if (!in || !std::getline(in, magic) || magic != kMagic) return 0;
   size_t loaded = 0;
-  while (true) {
+  struct Record {
     uint64_t key;
-    double values[10];
-    if (!in.read(reinterpret_cast<char *>(&key), sizeof key) || !in.read(reinterpret_cast<char *>(values), sizeof values)) break;
-    KernelCost cost;
-    for (size_t t = 0; t < term_names().size(); t++) cost.terms_ms[term_names()[t]] = values[t];
-    cost.total_ms = values[8];
-    size_t bound = size_t(values[9]);
-    cost.bound = bound < bound_names().size() ? bound_names()[bound] : "memory";
-    costs_.emplace(key, cost);
+    double total_ms;
+  } record;
+  while (in.read(reinterpret_cast<char *>(&record), sizeof record)) {
+    costs_.emplace(record.key, record.total_ms);
     loaded++;
   }
   return loaded;
@@ -119,16 +107,9 @@ void CostMemo::save(const std::string &path) const {
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out << kMagic << "\n";
-    for (const auto &[key, cost] : costs_) {
-      double values[10];
-      for (size_t t = 0; t < term_names().size(); t++) {
-        auto it = cost.terms_ms.find(term_names()[t]);
-        values[t] = it == cost.terms_ms.end() ? 0 : it->second;
-      }
-      values[8] = cost.total_ms;
-      values[9] = double(std::find(bound_names().begin(), bound_names().end(), cost.bound) - bound_names().begin());
+    for (const auto &[key, total_ms] : costs_) {
       out.write(reinterpret_cast<const char *>(&key), sizeof key);
-      out.write(reinterpret_cast<const char *>(values), sizeof values);
+      out.write(reinterpret_cast<const char *>(&total_ms), sizeof total_ms);
     }
   }
   std::error_code ignored;

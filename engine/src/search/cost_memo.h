@@ -28,8 +28,10 @@ public:
                       const std::vector<std::vector<int>> &producers, const ScheduleState &state, int root,
                       int stage, const std::string &gpu_name) const;
 
-  const KernelCost *find(uint64_t key) const;
-  void insert(uint64_t key, const KernelCost &cost);
+  /// A kernel's predicted milliseconds (+inf: invalid). The search needs only the total; the
+  /// terms of the chosen schedule are computed again for the report.
+  const double *find(uint64_t key) const;
+  void insert(uint64_t key, double total_ms);
   size_t size() const { return costs_.size(); }
 
   /// Loads entries saved by save(); returns how many (0 for a missing or foreign file).
@@ -37,7 +39,7 @@ public:
   void save(const std::string &path) const;
 
 private:
-  std::unordered_map<uint64_t, KernelCost> costs_;
+  std::unordered_map<uint64_t, double> costs_;
 };
 
 }  // namespace hlsched
