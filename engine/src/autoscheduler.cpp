@@ -14,6 +14,7 @@
 #include "search/content_hash.h"
 #include "search/warm_start.h"
 #include "hlsched/engine/gpu_profile.h"
+#include "schedule/gpu_limits.h"
 #include "schedule/simple_scheduler.h"
 
 namespace hlsched {
@@ -83,6 +84,33 @@ std::string state_comment(const PipelineDag &dag, const ScheduleState &state, in
   return func.name + ": " + describe_decision(dag, d) + "; predicted " + format_ms(ms) + " (" + bound + "-bound)";
 }
 
+// The target the schedule is for: the profile's, with large_buffers when the pipeline's buffers
+// need it (Halide then checks sizes in 64 bits; without it they fail at run time). Comments say
+// so, and name what no schedule can help: buffers beyond 32-bit device indices.
+void set_target_for_buffer_sizes(const PipelineDag &dag, const GpuProfile &gpu, ScheduleResult &result) {
+  result.target = gpu.halide_target;
+  if (needs_large_buffers(dag, result.schedule)) {
+    result.target += "-large_buffers";
+    result.schedule.header_comments.push_back(
+        "Buffers of 2^31 or more elements or bytes: compile for a target with the large_buffers feature.");
+  }
+  for (const std::string &name : buffers_beyond_device_indexing(dag)) {
+    const std::string note = name + " has more than 2^31 elements: Halide 14's GPU kernels index it with 32-bit "
+                                    "integers and cannot reach all of it.";
+    spdlog::warn("hlsched: {}", note);
+    result.schedule.header_comments.push_back(note);
+  }
+  for (const FuncSchedule &fs : result.schedule.funcs) {
+    const FuncNode *f = dag.find(fs.func);
+    if (f && fs.level == ComputeLevel::Root && too_large_to_store_on_device(*f)) {
+      const std::string note = fs.func + " is stored in global memory with more than 2^31 elements (it cannot be "
+                                         "inlined): Halide 14's GPU kernels index it with 32-bit integers.";
+      spdlog::warn("hlsched: {}", note);
+      result.schedule.header_comments.push_back(note);
+    }
+  }
+}
+
 // The options that shape a search's result: a warm start is taken only from an equal search.
 uint64_t search_options_key(const AutoschedulerOptions &o) {
   ContentHash<0x510e527fade682d1ULL> h;
@@ -99,7 +127,6 @@ ScheduleResult result_for_state(const PipelineDag &dag, const ScheduleState &sta
   for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
   for (FuncSchedule &fs : result.schedule.funcs)
     fs.comment = state_comment(dag, state, dag.index_of(fs.func), result.stages);
-  result.target = gpu.halide_target;
   result.gpu_profile = gpu.name;
   result.cost_model = "GPU cost terms from the " + gpu.name +
                       " profile's rates (compute, DRAM/L2/L1 traffic with coalescing, shared memory, occupancy, "
@@ -108,6 +135,7 @@ ScheduleResult result_for_state(const PipelineDag &dag, const ScheduleState &sta
       "Schedule by hlsched (" + strategy + " search) for " + gpu.halide_target + " on " + gpu.description + ".",
       "Predicted runtime " + format_ms(result.predicted_runtime_ms) + ".",
   };
+  set_target_for_buffer_sizes(dag, gpu, result);
   result.schedule_code = emit_schedule_source(result.schedule, EmitContext::GeneratorSchedule);
   return result;
 }
@@ -118,7 +146,6 @@ ScheduleResult simple_result(const PipelineDag &dag, const GpuProfile &gpu) {
   result.stages = roofline_costs(dag, result.schedule, gpu);
   for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
   for (FuncSchedule &fs : result.schedule.funcs) fs.comment = placement_comment(dag, fs, result.stages);
-  result.target = gpu.halide_target;
   result.gpu_profile = gpu.name;
   result.cost_model = "roofline estimate from the " + gpu.name +
                       " profile (bytes / bandwidth vs operations / throughput, plus launches); no learned model yet";
@@ -126,6 +153,7 @@ ScheduleResult simple_result(const PipelineDag &dag, const GpuProfile &gpu) {
       "Schedule by hlsched (simple strategy) for " + gpu.halide_target + " on " + gpu.description + ".",
       "Predicted runtime " + format_ms(result.predicted_runtime_ms) + " (" + result.cost_model + ").",
   };
+  set_target_for_buffer_sizes(dag, gpu, result);
   result.schedule_code = emit_schedule_source(result.schedule, EmitContext::GeneratorSchedule);
   result.search.states_evaluated = 1;
   return result;

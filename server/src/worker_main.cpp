@@ -116,8 +116,12 @@ json run_task(const WorkerRequest &request) {
   out["generator"] = name;
   if (request.verify) {
     apply_schedule(result.schedule, inst.pipeline, ApplyMode::Gpu);
-    CompiledPipeline compiled = compile_pipeline(inst.pipeline, target, name);
-    out["verified"] = {{"compiled", true}, {"gpu_kernels", compiled.gpu_kernels}};
+    // Compiled as the schedule says it must be: with large_buffers when its buffers need it.
+    Halide::Target verify_target = target;
+    if (Halide::Target(result.target).has_feature(Halide::Target::LargeBuffers))
+      verify_target = verify_target.with_feature(Halide::Target::LargeBuffers);
+    CompiledPipeline compiled = compile_pipeline(inst.pipeline, verify_target, name);
+    out["verified"] = {{"compiled", true}, {"gpu_kernels", compiled.gpu_kernels}, {"target", verify_target.to_string()}};
   }
   return out;
 }

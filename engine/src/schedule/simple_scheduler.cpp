@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "schedule/gpu_limits.h"
 #include "util/int_math.h"
 
 namespace hlsched {
@@ -133,9 +134,14 @@ int64_t most_calls_by_one_consumer(const PipelineDag &dag, const FuncNode &func)
 std::set<std::string> funcs_to_inline(const PipelineDag &dag) {
   std::map<std::string, int64_t> inlined_loads;
   for (const FuncNode &func : dag.funcs) {
-    if (!should_inline(dag, func)) continue;
+    // Stored at root, a Func of more than 2^31 points would be indexed out of bounds by 32-bit
+    // device indices: inlined whatever it costs, when it can be.
+    const bool must_inline = too_large_to_store_on_device(func) && !func.has_extern_definition &&
+                             func.stages.size() == 1 && !func.consumers.empty();
+    if (!must_inline && !should_inline(dag, func)) continue;
     const int64_t loads = expanded_loads(func, inlined_loads);
-    if (loads <= kMaxInlinedLoads && loads * most_calls_by_one_consumer(dag, func) <= kMaxLoadsAddedToConsumer)
+    if (must_inline ||
+        (loads <= kMaxInlinedLoads && loads * most_calls_by_one_consumer(dag, func) <= kMaxLoadsAddedToConsumer))
       inlined_loads[func.name] = loads;
   }
   std::set<std::string> names;

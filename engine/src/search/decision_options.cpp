@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cost/kernel_model.h"
+#include "schedule/gpu_limits.h"
 #include "util/int_math.h"
 
 namespace hlsched {
@@ -92,6 +93,24 @@ double region_points(const FuncNode &f) {
   return n;
 }
 
+// Whether the grid state_to_spec makes of this tiling launches: the tiled loops (innermost
+// first) are the grid's x and y, the other parallel loops fused into its next dimension.
+bool grid_fits(const StageTiling &t) {
+  std::vector<size_t> tiled;
+  for (size_t i = 0; i < t.vars.size(); i++)
+    if (t.tiled(i)) tiled.push_back(i);
+  if (tiled.empty() && !t.vars.empty()) tiled.push_back(0);
+  std::vector<int64_t> grid;
+  for (size_t i : tiled) grid.push_back((std::max<int64_t>(1, t.extents[i]) + t.tile(i) - 1) / t.tile(i));
+  int64_t fused = 1;
+  for (size_t i = 0; i < t.vars.size(); i++)
+    if (std::find(tiled.begin(), tiled.end(), i) == tiled.end() && !t.in_thread[i]) fused *= std::max<int64_t>(1, t.extents[i]);
+  if (fused > 1) grid.push_back(fused);
+  for (size_t d = 0; d < grid.size(); d++)
+    if (grid[d] > (d == 0 ? kMaxGridBlocksX : kMaxGridBlocksYZ)) return false;
+  return true;
+}
+
 }  // namespace
 
 std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse) {
@@ -116,6 +135,9 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
     // At least four warps per block when the loops allow it: on the H200, one-warp blocks ran
     // 5x5 stencils 3.5x slower than 256-thread ones (docs/PERFORMANCE.md, first GPU table).
     if (!is_default && threads < std::min<int64_t>(4 * gpu.warp_size, cap0 * cap1)) return;
+    // Too many blocks along y (a very tall image): the default takes more rows per thread.
+    while (is_default && !grid_fits(t) && loops.size() > 1 && t.tile(loops[1]) < cap1) t.serial[loops[1]] *= 2;
+    if (!grid_fits(t) && !is_default) return;
     options.push_back(t);
   };
 
@@ -228,9 +250,13 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
     options.push_back(FuncDecision{ComputeLevel::Root, -1, {}});
     return options;
   }
-  if (inline_is_legal(f) && inline_is_sensible(dag, f)) options.push_back(FuncDecision{ComputeLevel::Inline});
+  // Too large for global memory (32-bit device indices): inlined however costly, when it can be.
+  const bool only_inline_or_fused = too_large_to_store_on_device(f) && inline_is_legal(f);
+  if (inline_is_legal(f) && (only_inline_or_fused || inline_is_sensible(dag, f)))
+    options.push_back(FuncDecision{ComputeLevel::Inline});
 
   for (const StageTiling &tiling : tiling_options(f.stages[0], 0, gpu, limits.coarse)) {
+    if (only_inline_or_fused) break;
     FuncDecision root{ComputeLevel::Root, -1, {tiling}};
     for (size_t s = 1; s < f.stages.size(); s++) root.tilings.push_back(update_tiling(f.stages[s], tiling, gpu));
     options.push_back(root);
