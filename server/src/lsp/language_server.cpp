@@ -282,6 +282,8 @@ json LanguageServer::on_code_lens(const plsp::CodeLensParams &p) {
 
 void LanguageServer::on_execute_command(const plsp::ExecuteCommandParams &p, ReplyHandle reply) {
   const json args = p.arguments.value_or(json::array());
+  if (p.command != kExplainCommand && p.command != kApplyScheduleCommand)
+    throw RpcError(protocol::kInvalidParams, "unknown command: " + p.command);
   if (!args.is_array() || args.empty() || !args[0].is_string())
     throw protocol::InvalidParamsError("arguments", "expected [uri, ...]");
   const Document &d = open_document(args[0].get<std::string>());
@@ -319,7 +321,6 @@ void LanguageServer::on_execute_command(const plsp::ExecuteCommandParams &p, Rep
     }));
     return;
   }
-  throw RpcError(protocol::kInvalidParams, "unknown command: " + p.command);
 }
 
 // LSP: "If the parent process is not alive then the server should exit". An editor that crashed

@@ -78,6 +78,8 @@ void LanguageServer::with_analysis(const json &params, ReplyHandle reply,
   ServerSettings settings = scheduler_->settings();
   bool overridden = false;
   if (params.contains("settings")) {
+    if (!params["settings"].is_object())
+      throw protocol::InvalidParamsError("settings", std::string("expected object, got ") + params["settings"].type_name());
     try {
       apply_settings(params["settings"], settings);
     } catch (protocol::InvalidParamsError &e) {
@@ -114,6 +116,9 @@ void LanguageServer::with_analysis(const json &params, ReplyHandle reply,
     std::optional<std::filesystem::path> file = path_from_uri(uri);
     std::ifstream in(file.value_or(""), std::ios::binary);
     if (!file || !in) throw RpcError(protocol::kInvalidParams, "no such file: " + (path.empty() ? uri : path));
+    // A folder opens as a stream that reads nothing (it would become an empty generator).
+    if (!std::filesystem::is_regular_file(*file))
+      throw RpcError(protocol::kInvalidParams, "not a file: " + (path.empty() ? uri : path));
     std::ostringstream text;
     text << in.rdbuf();
     job.snapshot.uri = uri;
