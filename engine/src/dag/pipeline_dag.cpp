@@ -211,6 +211,27 @@ StageNode describe_stage(const Function &f, int index, const std::map<std::strin
   return stage;
 }
 
+// A per-point window whose size depends on the point (two calls at x and x + dx read |dx| + 1
+// elements) has no constant size; its largest size over the loops' ranges is what a point reads.
+// Without it the window counts as the producer's whole extent, per point.
+void bound_varying_windows(StageNode &stage, const Definition &def, const Scope<Interval> &ranges) {
+  std::map<std::string, Box> boxes;
+  const Scope<Interval> point = point_scope(def);
+  for (const Expr &e : definition_exprs(def, stage.index > 0))
+    for (auto &[name, box] : boxes_required(e, point)) merge_boxes(boxes[name], box);
+  for (ProducerAccess &a : stage.accesses) {
+    auto it = boxes.find(a.producer);
+    if (it == boxes.end()) continue;
+    for (size_t d = 0; d < a.points_per_consumer_point.size() && d < it->second.size(); d++) {
+      const Interval &window = it->second[d];
+      if (a.points_per_consumer_point[d] > 0 || !window.is_bounded()) continue;
+      const Interval size = bounds_of_expr_in_scope(simplify(window.max - window.min + 1), ranges);
+      const int64_t *largest = size.has_upper_bound() ? as_const_int(simplify(size.max)) : nullptr;
+      if (largest && *largest > 0) a.points_per_consumer_point[d] = *largest;
+    }
+  }
+}
+
 std::vector<Span> spans_of_box(const Box &box, const EstimateSubstituter &estimates, bool &bounded) {
   std::vector<Span> spans;
   for (size_t d = 0; d < box.size(); d++) {
@@ -364,6 +385,7 @@ PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
           merge_span(required[producer], spans);
         }
       }
+      bound_varying_windows(stage, def, scope);
       // Pass 3 for this stage: loop extents and points.
       stage.points = 1;
       for (LoopDim &loop : stage.loops) {
