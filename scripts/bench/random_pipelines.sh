@@ -23,7 +23,7 @@ export OUT=${OUT:-$(mktemp -d /tmp/random_pipelines.XXXXXX)}
 mkdir -p "$OUT"
 [[ -x "$HLSCHED" ]] || { echo "no hlsched binary at $HLSCHED (set HLSCHED)" >&2; exit 2; }
 
-# Prints "pass SEED STAGES SECONDS" or "FAIL SEED STAGES SECONDS: reason".
+# Prints "pass SEED STAGES SECONDS SEARCH_MS" or "FAIL SEED STAGES SECONDS: reason".
 check_seed() {
   local seed=$1
   local stages=$((MIN_STAGES + (7 * seed) % (MAX_STAGES - MIN_STAGES + 1)))
@@ -39,7 +39,9 @@ check_seed() {
   kernels=$(grep -o '"gpu_kernels": [0-9]*' "$json" | grep -o '[0-9]*$' || true)
   local seconds=$((SECONDS - start))
   if [[ $status -eq 0 && -n "$kernels" && "$kernels" -gt 0 ]]; then
-    echo "pass $seed $stages $seconds"
+    local search_ms
+    search_ms=$(jq -r '.search.time_ms | floor' "$json" 2>/dev/null || echo '?')
+    echo "pass $seed $stages $seconds $search_ms"
     rm -f "$src" "$log" "$json"
   else
     echo "FAIL $seed $stages $seconds: exit $status, gpu_kernels '${kernels}': $(grep -v '^\s*$' "$log" | head -c 400 | tr '\n' ' ')"
@@ -52,5 +54,6 @@ results=$(seq "$first" $((first + count - 1)) | xargs -P "$jobs" -I{} bash -c 'c
 passed=$(grep -c '^pass' <<<"$results" || true)
 failed=$(grep -c '^FAIL' <<<"$results" || true)
 slowest=$(grep '^pass' <<<"$results" | sort -k4 -n | tail -1 || true)
-echo "random pipelines: $passed passed, $failed failed of $count (slowest pass: seed/stages/seconds ${slowest#pass })"
+longest_search=$(grep '^pass' <<<"$results" | sort -k5 -n | tail -1 || true)
+echo "random pipelines: $passed passed, $failed failed of $count (slowest pass: seed/stages/seconds/search_ms ${slowest#pass }; longest search: ${longest_search#pass })"
 [[ $failed -eq 0 ]]
