@@ -158,10 +158,20 @@ const std::vector<DecisionPtr> &BeamSearch::standalone(int func, bool coarse) {
   return options;
 }
 
+bool BeamSearch::still_valid(const ScheduleState &state, int func, const FuncDecision &d) const {
+  // A fusion names its kernel; after the consumers were decided anew, that kernel may be another.
+  if (d.level != ComputeLevel::Block && d.level != ComputeLevel::Thread) return true;
+  return consuming_kernel(dag_, state, func) == d.kernel_root &&
+         state.decisions[d.kernel_root].level == ComputeLevel::Root;
+}
+
 std::vector<DecisionPtr> BeamSearch::children(const ScheduleState &state, int func, bool coarse,
                                               const std::vector<bool> &frozen, const ScheduleState *frozen_source,
                                               Frozen mode) {
-  if (frozen_source && frozen[func] && mode == Frozen::Fixed) return {frozen_source->decisions.shared(func)};
+  const bool is_frozen = frozen_source && frozen[func];
+  const DecisionPtr &first = is_frozen ? frozen_source->decisions.shared(func) : nullptr;
+  const bool first_valid = is_frozen && still_valid(state, func, *first);
+  if (mode == Frozen::Fixed && first_valid) return {first};
   OptionLimits limits;
   limits.coarse = coarse;
   // The same for every state of the search (the memoized tilings of the paper)...
@@ -169,16 +179,21 @@ std::vector<DecisionPtr> BeamSearch::children(const ScheduleState &state, int fu
   // ...and the fusions, which depend on how the consumers were scheduled.
   for (FuncDecision &d : fusion_options(dag_, state, func, gpu_, limits))
     options.push_back(std::make_shared<const FuncDecision>(std::move(d)));
-  if (frozen_source && frozen[func]) {
-    // A frozen Func keeps its first-pass tiling (the combinatorial part) but may still be inlined
-    // or fused into a consumer's kernel: cheap stages are where launches are saved.
-    const DecisionPtr &first = frozen_source->decisions.shared(func);
-    std::vector<DecisionPtr> kept = {first};
-
-    for (DecisionPtr &d : options)
-      if (d->level == ComputeLevel::Block || d->level == ComputeLevel::Thread ||
-          (d->level == ComputeLevel::Inline && first->level != ComputeLevel::Inline))
+  if (is_frozen) {
+    // A frozen Func keeps its earlier decision (the combinatorial part: its tiling) but may still
+    // be inlined or fused into a consumer's kernel, where launches are saved; one that was inlined
+    // or fused before may get its own kernel (with the default tiling) if its consumers changed.
+    std::vector<DecisionPtr> kept;
+    if (first_valid) kept.push_back(first);
+    bool default_root = first->level == ComputeLevel::Root;
+    for (DecisionPtr &d : options) {
+      const bool root = d->level == ComputeLevel::Root;
+      if ((root && !default_root) || d->level == ComputeLevel::Block || d->level == ComputeLevel::Thread ||
+          (d->level == ComputeLevel::Inline && first->level != ComputeLevel::Inline)) {
+        default_root = default_root || root;
         kept.push_back(std::move(d));
+      }
+    }
     return kept;
   }
   return coarse ? options : sample(std::move(options));
@@ -235,23 +250,19 @@ BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &f
   return beam;
 }
 
-std::vector<bool> BeamSearch::choose_frozen(const ScheduleState &coarse_best) {
+std::vector<bool> BeamSearch::choose_frozen(const ScheduleState &source, double widen) {
   std::vector<bool> frozen(dag_.funcs.size(), options_.freeze);
   if (!options_.freeze) return frozen;
   // Cost per Root Func (all its stages).
   std::vector<std::pair<double, int>> kernels;
   for (size_t f = 0; f < dag_.funcs.size(); f++) {
-    if (coarse_best.decisions[f].level != ComputeLevel::Root) continue;
-    double cost = 0;
-    for (size_t s = 0; s < coarse_best.decisions[f].tilings.size(); s++)
-      cost += cost_of_kernel(build_kernel_model(dag_, coarse_best, int(f), int(s), gpu_), gpu_).total_ms;
-    kernels.push_back({cost, int(f)});
+    if (source.decisions[f].level == ComputeLevel::Root) kernels.push_back({kernel_cost(source, int(f)), int(f)});
   }
   std::sort(kernels.rbegin(), kernels.rend());
   const size_t n = dag_.funcs.size();
-  // The ~log2(N) costliest kernels stay open, and more while the open ones cover less than
-  // three quarters of the predicted time (flat profiles have no few dominant stages).
-  const size_t hot = std::max<size_t>(1, size_t(std::ceil(std::log2(double(n) + 1))));
+  // The ~log2(N) costliest kernels (times `widen`) stay open, and more while the open ones cover
+  // less than three quarters of the predicted time (flat profiles have no few dominant stages).
+  const size_t hot = std::max<size_t>(1, size_t(widen * std::ceil(std::log2(double(n) + 1))));
   double total = 0, covered = 0;
   for (const auto &k : kernels) total += k.first;
   for (size_t i = 0; i < kernels.size() && (i < hot || covered < 0.75 * total); i++) {
@@ -319,9 +330,11 @@ SearchOutcome BeamSearch::run(const ScheduleState *previous) {
   stats_.passes_completed = 1;
 
   if (!coarse.empty()) {
-    const std::vector<bool> frozen = choose_frozen(coarse.front());
     for (int pass = 0; pass < options_.passes && !out_of_time(); pass++) {
-      Beam fine = search_pass(/*coarse=*/false, frozen, &coarse.front(), options_.beam_size);
+      // Coarse to fine: each pass starts from the best schedule so far and opens more kernels.
+      const ScheduleState source = pass == 0 ? coarse.front() : outcome.best;
+      const std::vector<bool> frozen = choose_frozen(source, 1.0 + pass);
+      Beam fine = search_pass(/*coarse=*/false, frozen, &source, options_.beam_size);
       if (!fine.empty() && fine.front().complete() && fine.front().cost_ms < outcome.best.cost_ms)
         outcome.best = fine.front();
       stats_.passes_completed++;

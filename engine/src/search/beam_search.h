@@ -3,11 +3,12 @@
 // Reading guide:
 //  1. Pass 0 (coarse): a beam search where every Func is only inlined or given its own kernel with
 //     the default tiling. It is fast and gives a complete schedule to fall back on.
-//  2. Freezing: the Funcs of the cheapest kernels keep their pass-0 decision; only the costliest
+//  2. Freezing: the Funcs of the cheapest kernels keep their decision; only the costliest
 //     ~log2(N) kernels and their producers are searched again.
 //  3. Passes 1..P (fine): beam search with every option (tilings, fusion into blocks and threads)
-//     for the unfrozen Funcs. Tilings that look alike (same structural hash) are grouped and only
-//     a few random representatives of each group are evaluated (hierarchical sampling).
+//     for the unfrozen Funcs; pass p starts from the best schedule so far and opens p times as
+//     many kernels (coarse to fine). Tilings that look alike (same structural hash) are grouped
+//     and only a few random representatives of each group are evaluated (hierarchical sampling).
 //  4. Every kernel cost goes through a memo keyed by what the kernel computes, so states sharing
 //     kernels (most of them) share the work, within a run and across runs.
 //  5. The search is anytime: when the time budget runs out, the current beam is completed
@@ -64,7 +65,8 @@ private:
   Beam select(Beam candidates, int beam_size) const;
   double kernel_cost(const ScheduleState &state, int root);
   void kernels_containing(const ScheduleState &state, int func, std::vector<int> &roots) const;
-  std::vector<bool> choose_frozen(const ScheduleState &coarse_best);
+  std::vector<bool> choose_frozen(const ScheduleState &source, double widen);
+  bool still_valid(const ScheduleState &state, int func, const FuncDecision &d) const;
   bool out_of_time() const;
 
   const PipelineDag &dag_;
