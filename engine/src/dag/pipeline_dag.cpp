@@ -204,11 +204,15 @@ StageNode describe_stage(const Function &f, int index, const std::map<std::strin
   }
   stage.ops = count_operations(definition_exprs(def, is_update));
   if (is_update && def.values().size() == 1 && def.values()[0].type().bits() == 32) {
-    // Only a sum maps to one GPU atomic instruction; any other commutative update makes Halide emit
-    // a compare-and-swap loop, which LLVM 14's NVPTX back end cannot select (AtomicLoad).
+    // Atomics only for scatters (the stored index depends on the reduction): an update of fixed
+    // elements (a total sum) becomes an atomic load in a compare-and-swap loop, which LLVM 14's
+    // NVPTX back end cannot select ("Cannot select: AtomicLoad"); scatters of +, max and float +
+    // compile.
+    bool scatter = false;
+    for (const Expr &index : def.args())
+      for (const ReductionVariable &rv : def.schedule().rvars()) scatter = scatter || expr_uses_var(index, rv.var);
     AssociativeOp op = prove_associativity(f.name(), def.args(), def.values());
-    stage.atomic_safe = op.associative() && op.commutative() && op.pattern.ops.size() == 1 &&
-                        op.pattern.ops[0].as<Add>() != nullptr;
+    stage.atomic_safe = scatter && op.associative() && op.commutative();
   }
   stage.accesses = describe_accesses(def, is_update, env);
   return stage;
