@@ -125,8 +125,8 @@ ScheduleResult result_for_state(const PipelineDag &dag, const ScheduleState &sta
   result.schedule = state_to_spec(dag, state, gpu);
   result.stages = kernel_costs(dag, state, gpu);
   for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
-  for (FuncSchedule &fs : result.schedule.funcs)
-    fs.comment = state_comment(dag, state, dag.index_of(fs.func), result.stages);
+  for (FuncSchedule &fs : result.schedule.funcs)  // an rfactor's intermediate keeps its own comment
+    if (const int f = dag.index_of(fs.func); f >= 0) fs.comment = state_comment(dag, state, f, result.stages);
   result.gpu_profile = gpu.name;
   result.cost_model = "GPU cost terms from the " + gpu.name +
                       " profile's rates (compute, DRAM/L2/L1 traffic with coalescing, shared memory, occupancy, "

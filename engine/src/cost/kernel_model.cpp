@@ -274,9 +274,30 @@ private:
       // Every point is a read-modify-write at a data-dependent address, done in L2.
       km.store_bytes = double(stage.points) * double(root.bytes_per_point());
       km.store_efficiency = std::min(1.0, root.bytes_per_point() / 32.0);
+      km.atomic_addresses = std::max(1.0, region_points);
+      km.global_atomics = double(stage.points);
+    }
+    if (tiling.privatized) {
+      // Each block updates its own copy in shared memory (zeroed, updated per point, read back)
+      // and adds the copy into the output: one global atomic per point of the Func per block.
+      FusedFunc copy;
+      copy.func = root_;
+      copy.level = ComputeLevel::Block;
+      copy.points_per_block = region_points;
+      copy.bytes_per_block = region_points * double(root.bytes_per_point());
+      copy.loads_by_consumers = 2 * km.points_per_block + region_points;
+      copy.box = {region_points};
+      km.fused.push_back(copy);
+      shared_bytes += copy.bytes_per_block;
+      km.shared_atomics_per_block = km.points_per_block;
+      km.global_atomics = km.blocks * region_points;
+      km.store_bytes = km.global_atomics * double(root.bytes_per_point());
+      km.store_efficiency = 1;  // the copy is added bin by bin, consecutive threads, consecutive bins
     }
 
-    km.registers_per_thread = 24 + 2 * double(tiling.points_per_thread()) * double(root.types.size()) + thread_points;
+    // Register blocking unrolls a thread's points; a privatized scatter loops over them.
+    const double unrolled = tiling.privatized ? 1 : double(tiling.points_per_thread());
+    km.registers_per_thread = 24 + 2 * unrolled * double(root.types.size()) + thread_points;
     // Halide pads and rounds shared allocations; keep a margin under the hard limit.
     if (shared_bytes > 0.8 * gpu_.shared_memory_per_block) {
       km.valid = false;

@@ -49,6 +49,11 @@ struct KernelModel {
   double store_bytes = 0;        ///< whole kernel
   double store_efficiency = 1;
   double registers_per_thread = 32;
+  /// Atomic scatters: read-modify-writes to global memory over the whole kernel, and per block
+  /// to a privatized copy in shared memory, spread over `atomic_addresses` points of the Func.
+  double global_atomics = 0;
+  double shared_atomics_per_block = 0;
+  double atomic_addresses = 1;
   std::vector<GlobalRead> global_reads;
   std::vector<FusedFunc> fused;
   bool valid = true;             ///< false when limits are exceeded (the state must be pruned)

@@ -13,8 +13,8 @@ namespace {
 
 class StageApplier {
 public:
-  StageApplier(Func func, const StageSchedule &stage, const std::map<std::string, Func> &funcs, ApplyMode mode)
-      : func_(func), stage_(stage.stage == 0 ? Stage(func) : func.update(stage.stage - 1)),
+  StageApplier(Func func, const StageSchedule &stage, std::map<std::string, Func> &funcs, ApplyMode mode)
+      : func_(func), stage_index_(stage.stage), stage_(stage.stage == 0 ? Stage(func) : func.update(stage.stage - 1)),
         rvars_(stage.rvars), funcs_(funcs), mode_(mode) {}
 
   void apply(const Directive &d) {
@@ -43,6 +43,14 @@ public:
       case K::Unroll: stage_.unroll(var(d.vars[0])); break;
       case K::Vectorize: stage_.vectorize(var(d.vars[0])); break;
       case K::Atomic: stage_.atomic(); break;  // the CPU twin's parallel loops race the same way
+      case K::RFactor: {
+        // The intermediate is scheduled by name like any other Func; the stage is fetched again,
+        // as the emitted code does after the rfactor statement.
+        Func intermediate = stage_.rfactor(RVar(d.vars.at(0)), Var(d.vars.at(1)));
+        funcs_.insert_or_assign(d.at_func, intermediate);
+        stage_ = stage_index_ == 0 ? Stage(func_) : func_.update(stage_index_ - 1);
+        break;
+      }
     }
   }
 
@@ -92,9 +100,10 @@ private:
   }
 
   Func func_;
+  int stage_index_;
   Stage stage_;
   std::vector<std::string> rvars_;
-  const std::map<std::string, Func> &funcs_;
+  std::map<std::string, Func> &funcs_;
   ApplyMode mode_;
 };
 

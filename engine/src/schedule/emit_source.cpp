@@ -108,6 +108,14 @@ private:
           }
     for (const FuncSchedule &fs : schedule.funcs)
       if (fs.level != ComputeLevel::Inline) func_ids_[fs.func] = ids_.add(fs.func, "func");
+    // Funcs an rfactor returns are declared by that statement, not looked up in the pipeline.
+    for (const FuncSchedule &fs : schedule.funcs)
+      for (const StageSchedule &stage : fs.stages)
+        for (const Directive &d : stage.directives)
+          if (d.kind == Directive::Kind::RFactor) {
+            if (!func_ids_.count(d.at_func)) func_ids_[d.at_func] = ids_.add(d.at_func, "func");
+            made_by_rfactor_.insert(d.at_func);
+          }
   }
 
   void emit_func_lookup(std::ostringstream &out, EmitContext context) const {
@@ -137,15 +145,20 @@ private:
     if (!fs.comment.empty()) out << "// " << fs.comment << "\n";
     if (fs.level == ComputeLevel::Inline) return;
     const std::string &id = func_ids_.at(fs.func);
-    out << "Func " << id << "(hlsched_funcs.at(\"" << fs.func << "\"));\n";
+    if (!made_by_rfactor_.count(fs.func)) out << "Func " << id << "(hlsched_funcs.at(\"" << fs.func << "\"));\n";
     for (const StageSchedule &stage : fs.stages) {
       std::string receiver = stage.stage == 0 ? id : id + ".update(" + std::to_string(stage.stage - 1) + ")";
-      if (stage.directives.empty()) continue;
-      out << receiver;
-      for (size_t i = 0; i < stage.directives.size(); i++) {
-        out << (i == 0 ? "" : "\n    ") << "." << call(stage.directives[i]);
+      // One statement per chain of calls; an rfactor ends its chain, assigning the Func it returns.
+      const std::vector<Directive> &ds = stage.directives;
+      for (size_t begin = 0; begin < ds.size();) {
+        size_t end = begin;
+        while (end + 1 < ds.size() && ds[end].kind != Directive::Kind::RFactor) end++;
+        if (ds[end].kind == Directive::Kind::RFactor) out << "Func " << func_ids_.at(ds[end].at_func) << " = ";
+        out << receiver;
+        for (size_t i = begin; i <= end; i++) out << (i == begin ? "" : "\n    ") << "." << call(ds[i]);
+        out << ";\n";
+        begin = end + 1;
       }
-      out << ";\n";
     }
   }
 
@@ -183,12 +196,14 @@ private:
       case K::Unroll: return "unroll(" + name_of(d.vars.at(0)) + ")";
       case K::Vectorize: return "vectorize(" + name_of(d.vars.at(0)) + ")";
       case K::Atomic: return "atomic()";
+      case K::RFactor: return "rfactor(" + join(names_of(d.vars)) + ")";
     }
     return "";
   }
 
   IdentifierTable ids_;
   std::map<std::string, std::string> vars_, rvars_, func_ids_;
+  std::set<std::string> made_by_rfactor_;
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "cost/kernel_model.h"
+#include "util/int_math.h"
 
 namespace hlsched {
 
@@ -108,6 +109,59 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSc
   return names;
 }
 
+// A privatized scatter (StageTiling::privatized), as the manual schedule of examples/hist does
+// it. Its update is split along the outermost reduction loop into strips and factored out:
+//   Func f_intm = f.update(k).split(ry, strip, row, rows).rfactor(strip, block);
+//   f.update(k).atomic().split(i, io, ii, bins).reorder(ii, io, strip).gpu_blocks(strip).gpu_threads(ii);
+//   f_intm.compute_at(f, strip).split(i, io, ii, bins).gpu_threads(ii);          // shared memory
+//   f_intm.update(0).atomic().split(rx, rxo, rxi, width).reorder(rxo, ..., row, rxi, block).gpu_threads(rxi);
+// One kernel, one block per strip: the block zeroes its copy, accumulates the strip into it
+// with shared-memory atomics, then adds the copy into f with one global atomic per point.
+// Returns the intermediate's schedule, which follows f's in the spec.
+FuncSchedule privatize_stage(const FuncNode &f, const StageNode &stage, const StageTiling &tiling, StageSchedule &out) {
+  LoopNames fresh(stage);
+  for (const std::string &a : f.args) fresh.make(a, "");
+  const std::string &inner = tiling.vars.front(), &outer = tiling.vars.back(), &bin = f.args.at(0);
+  const std::string strip = fresh.make(outer, "o"), row = fresh.make(outer, "i"), block = fresh.make("block", "");
+  const std::string bin_o = fresh.make(bin, "o"), bin_i = fresh.make(bin, "i");
+  const std::string inner_o = fresh.make(inner, "o"), inner_i = fresh.make(inner, "i");
+  const int64_t bins = f.region.empty() ? 1 : std::max<int64_t>(1, f.region[0].extent());
+  const int64_t bin_threads = std::min<int64_t>(256, ceil_pow2(bins));
+  const std::string intermediate = f.name + "_intm";  // the name Halide 14 gives it
+
+  out.rvars.insert(out.rvars.end(), {strip, row});
+  out.directives.push_back(Directive{Kind::Split, {outer, strip, row}, {tiling.serial.back()}, kGuard});
+  out.directives.push_back(Directive{Kind::RFactor, {strip, block}, {}, Halide::TailStrategy::Auto, intermediate});
+  out.directives.push_back(Directive{Kind::Atomic});
+  out.directives.push_back(Directive{Kind::Split, {bin, bin_o, bin_i}, {bin_threads}, kGuard});
+  out.directives.push_back(Directive{Kind::Reorder, {bin_i, bin_o, strip}});
+  out.directives.push_back(Directive{Kind::GpuBlocks, {strip}});
+  out.directives.push_back(Directive{Kind::GpuThreads, {bin_i}});
+
+  FuncSchedule copy;
+  copy.func = intermediate;
+  copy.level = ComputeLevel::Block;
+  copy.comment = "the privatized copy of " + f.name + ": one per GPU block, in shared memory";
+  StageSchedule pure;
+  pure.rvars = {strip};  // the loop of f it is computed at
+  pure.directives.push_back(Directive{Kind::ComputeAt, {strip}, {}, Halide::TailStrategy::Auto, f.name});
+  pure.directives.push_back(Directive{Kind::Split, {bin, bin_o, bin_i}, {bin_threads}, kGuard});
+  pure.directives.push_back(Directive{Kind::GpuThreads, {bin_i}});
+  StageSchedule update;
+  update.stage = 1;
+  std::vector<std::string> order = {inner_o};
+  for (size_t i = 1; i + 1 < tiling.vars.size(); i++) order.push_back(tiling.vars[i]);  // whole in each thread
+  order.insert(order.end(), {row, inner_i, block});
+  update.rvars = std::vector<std::string>(tiling.vars.begin(), tiling.vars.end() - 1);
+  update.rvars.insert(update.rvars.end(), {row, inner_o, inner_i});
+  update.directives.push_back(Directive{Kind::Atomic});
+  update.directives.push_back(Directive{Kind::Split, {inner, inner_o, inner_i}, {tiling.threads.front()}, kGuard});
+  update.directives.push_back(Directive{Kind::Reorder, order});
+  update.directives.push_back(Directive{Kind::GpuThreads, {inner_i}});
+  copy.stages = {pure, update};
+  return copy;
+}
+
 // A Func computed per block: its loops spread over the block's threads.
 //
 // A kernel's thread block is, per dimension, the largest extent any of its stages gives that
@@ -167,6 +221,7 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
     FuncSchedule fs;
     fs.func = func.name;
     fs.level = d.level;
+    std::vector<FuncSchedule> intermediates;  ///< Funcs its rfactors make, scheduled after it
     if (d.level == ComputeLevel::Root) {
       for (size_t s = 0; s < d.tilings.size(); s++) {
         StageSchedule stage;
@@ -174,6 +229,11 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
         for (const LoopDim &l : func.stages[s].loops)
           if (l.is_rvar) stage.rvars.push_back(l.var);
         if (s == 0) stage.directives.push_back(Directive{Kind::ComputeRoot});
+        if (d.tilings[s].privatized) {
+          intermediates.push_back(privatize_stage(func, func.stages[s], d.tilings[s], stage));
+          fs.stages.push_back(stage);
+          continue;
+        }
         TiledLoops names = tile_stage(func.stages[s], d.tilings[s], stage);
         if (s == 0) {
           loops_of_root[f] = names;
@@ -205,6 +265,7 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
       fs.stages.push_back(stage);
     }
     spec.funcs.push_back(std::move(fs));
+    for (FuncSchedule &made : intermediates) spec.funcs.push_back(std::move(made));
   }
   return spec;
 }

@@ -1,6 +1,7 @@
 #include "search/decision_options.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "cost/kernel_model.h"
 #include "schedule/gpu_limits.h"
@@ -199,6 +200,32 @@ StageTiling atomic_tiling(const StageNode &update) {
   return t;
 }
 
+// The privatized form of an atomic scatter (see StageTiling::privatized): threads along the
+// innermost reduction loop, each covering the whole loop in steps of the block's width; middle
+// reduction loops whole inside each thread; `rows` of the outermost loop per block. Only for a
+// one-dimensional Func (a histogram) whose every point fits the block's shared memory.
+std::optional<StageTiling> privatized_tiling(const FuncNode &f, const StageNode &update, const GpuProfile &gpu,
+                                             int64_t rows) {
+  if (!update.atomic_safe || !update.has_rvars() || !empty_tiling(update, update.index).single_thread ||
+      f.args.size() != 1)
+    return std::nullopt;
+  StageTiling t = atomic_tiling(update);
+  if (t.vars.size() < 2 || rows < 2 || rows > t.extents.back()) return std::nullopt;
+  // Halide pads shared allocations; the kernel model rejects more than 80% of the limit too.
+  if (region_points(f) * double(f.bytes_per_point()) > 0.5 * gpu.shared_memory_per_block) return std::nullopt;
+  const int64_t width = std::min<int64_t>(256, ceil_pow2(t.extents[0]));
+  for (size_t i = 0; i < t.vars.size(); i++) {
+    t.threads[i] = 1;
+    t.serial[i] = 1;
+    t.in_thread[i] = i > 0 && i + 1 < t.vars.size();
+  }
+  t.threads[0] = width;
+  t.serial[0] = (t.extents[0] + width - 1) / width;
+  t.serial.back() = rows;
+  t.privatized = true;
+  return t;
+}
+
 StageTiling update_tiling(const StageNode &update, const StageTiling &pure, const GpuProfile &gpu) {
   StageTiling t = empty_tiling(update, update.index);
   if (t.single_thread) {
@@ -260,6 +287,16 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
     FuncDecision root{ComputeLevel::Root, -1, {tiling}};
     for (size_t s = 1; s < f.stages.size(); s++) root.tilings.push_back(update_tiling(f.stages[s], tiling, gpu));
     options.push_back(root);
+    // Scatters with few points and many updates (histograms) contend on their atomics: the
+    // same kernel privatized per block, with a few strip heights. Only the last stage: the copy
+    // is computed at a loop of f, and Halide's compute_at(f, loop) means f's last stage.
+    const size_t last = f.stages.size() - 1;
+    for (int64_t rows : limits.coarse ? std::vector<int64_t>{16} : std::vector<int64_t>{4, 16, 64})
+      if (auto p = last > 0 ? privatized_tiling(f, f.stages[last], gpu, rows) : std::nullopt) {
+        FuncDecision variant = root;
+        variant.tilings[last] = *p;
+        options.push_back(variant);
+      }
   }
   return options;
 }

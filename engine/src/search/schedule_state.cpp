@@ -79,6 +79,7 @@ uint64_t ScheduleState::exact_hash() const {
     for (const StageTiling &t : d.tilings) {
       hasher.add(t.single_thread);
       hasher.add(t.atomic);
+      hasher.add(t.privatized);
       for (size_t k = 0; k < t.vars.size(); k++) {
         hasher.add(uint64_t(t.threads[k]));
         hasher.add(uint64_t(t.serial[k]));
@@ -97,9 +98,11 @@ uint64_t ScheduleState::structural_hash() const {
     hasher.add(i);
     hasher.add(uint64_t(d.level));
     hasher.add(uint64_t(d.kernel_root + 1));
-    for (const StageTiling &t : d.tilings)
+    for (const StageTiling &t : d.tilings) {
+      hasher.add(t.privatized);
       for (size_t k = 0; k < t.vars.size(); k++)
         hasher.add((t.threads[k] > 1) * 4 + (t.serial[k] > 1) * 2 + t.in_thread[k]);
+    }
   }
   return hasher.h;
 }
@@ -123,6 +126,10 @@ std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
   }
   std::string text = "own kernel, " + (threads.empty() ? std::string("1") : threads) + " threads per block";
   if (!serial.empty()) text += ", " + serial + " per thread";
+  for (const StageTiling &u : d.tilings)
+    if (u.privatized)
+      text += "; update privatized: a shared-memory copy per " + std::to_string(u.serial.back()) + " " + u.vars.back() +
+              ", added atomically";
   return text;
 }
 

@@ -29,6 +29,12 @@ struct StageTiling {
   std::vector<bool> in_thread;     ///< the whole loop runs inside each thread
   bool single_thread = false;      ///< nothing parallel (a scan or scatter): one GPU thread
   bool atomic = false;             ///< the loops are reduction loops run in parallel with atomics
+  /// Atomic scatters only (a histogram): the reduction is privatized. One GPU block per strip of
+  /// `serial.back()` iterations of the outermost reduction loop (factored out with rfactor)
+  /// accumulates its strip into its own copy of the Func in shared memory (atomics within the
+  /// block), then adds that copy into the output, one global atomic per point of the Func.
+  /// The tiling spans the whole innermost loop (threads x serial), so blocks() counts strips.
+  bool privatized = false;
 
   int64_t threads_per_block() const;
   int64_t tile(size_t i) const { return threads[i] * serial[i]; }

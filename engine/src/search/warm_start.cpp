@@ -79,7 +79,10 @@ bool WarmStart::load(const std::string &path) {
     for (size_t t = 0; t < tilings; t++) {
       StageTiling tiling;
       size_t vars = 0;
-      if (!(in >> tiling.single_thread >> tiling.atomic >> vars)) return false;
+      int atomic = 0;  // 0: no, 1: atomic, 2: atomic and privatized
+      if (!(in >> tiling.single_thread >> atomic >> vars) || atomic < 0 || atomic > 2) return false;
+      tiling.atomic = atomic > 0;
+      tiling.privatized = atomic == 2;
       for (size_t v = 0; v < vars; v++) {
         std::string var;
         int64_t extent = 0, threads = 0, serial = 0;
@@ -109,7 +112,7 @@ void WarmStart::save(const std::string &path) const {
       out << name << " " << e.local_hash << " " << int(e.decision.level) << " "
           << (e.kernel_root.empty() ? "-" : e.kernel_root) << " " << e.decision.tilings.size();
       for (const StageTiling &t : e.decision.tilings) {
-        out << "  " << t.single_thread << " " << t.atomic << " " << t.vars.size();
+        out << "  " << t.single_thread << " " << int(t.atomic) + int(t.privatized) << " " << t.vars.size();
         for (size_t v = 0; v < t.vars.size(); v++)
           out << " " << t.vars[v] << " " << t.extents[v] << " " << t.threads[v] << " " << t.serial[v] << " "
               << t.in_thread[v];

@@ -36,6 +36,12 @@ struct GpuProfile {
   int warps_to_hide_latency = 16;          ///< resident warps per SM below which memory stalls show
   double kernel_launch_seconds = 0;        ///< back-to-back launch overhead of one kernel
   double block_sync_seconds = 0;           ///< one __syncthreads round trip
+  /// Atomic updates of one address serialize. Per update of one global address (done in L2),
+  /// calibrated on the H200: examples/hist's 3.9M atomic increments over 256 bins took 0.91 ms,
+  /// 15360 updates per bin, ~59 ns each (uneven bins included). Other profiles keep this value.
+  double global_same_address_atomic_seconds = 59e-9;
+  /// The same within one block's shared memory (an SM-local read-modify-write, a few cycles).
+  double shared_same_address_atomic_seconds = 4e-9;
 
   int max_threads_in_flight() const { return sm_count * max_threads_per_sm; }
 };

@@ -32,12 +32,15 @@ struct Directive {
     Unroll,          ///< .unroll(vars[0])
     Vectorize,       ///< .vectorize(vars[0])
     Atomic,          ///< .atomic()
+    RFactor,         ///< Func at_func = .rfactor(vars[0], vars[1]): the RVar factored out, the
+                     ///< new pure Var; at_func names the intermediate Func it returns, whose own
+                     ///< FuncSchedule follows. It ends a chain of calls (the stage continues anew).
   };
   Kind kind;
   std::vector<std::string> vars;     ///< Halide names of loop variables (Var or RVar)
   std::vector<int64_t> factors;
   Halide::TailStrategy tail = Halide::TailStrategy::Auto;
-  std::string at_func;               ///< ComputeAt
+  std::string at_func;               ///< ComputeAt; RFactor: the intermediate Func
   Halide::MemoryType memory = Halide::MemoryType::Auto;  ///< StoreIn
 };
 
