@@ -1,10 +1,10 @@
 #include "search/cost_memo.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 
 #include "search/content_hash.h"
+#include "util/replace_file.h"
 
 namespace hlsched {
 
@@ -102,18 +102,13 @@ size_t CostMemo::load(const std::string &path) {
 }
 
 void CostMemo::save(const std::string &path) const {
-  // Written to a temporary name and renamed, so a concurrent reader never sees half a file.
-  const std::string temporary = path + ".tmp" + std::to_string(std::hash<std::string>{}(path) ^ uintptr_t(this));
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+  replace_file(path, std::ios::binary, [&](std::ostream &out) {
     out << kMagic << "\n";
     for (const auto &[key, total_ms] : costs_) {
       out.write(reinterpret_cast<const char *>(&key), sizeof key);
       out.write(reinterpret_cast<const char *>(&total_ms), sizeof total_ms);
     }
-  }
-  std::error_code ignored;
-  std::filesystem::rename(temporary, path, ignored);
+  });
 }
 
 }  // namespace hlsched

@@ -1,9 +1,9 @@
 #include "search/warm_start.h"
 
-#include <filesystem>
 #include <fstream>
 
 #include "search/content_hash.h"
+#include "util/replace_file.h"
 
 namespace hlsched {
 
@@ -103,10 +103,7 @@ bool WarmStart::load(const std::string &path) {
 }
 
 void WarmStart::save(const std::string &path) const {
-  // Written to a temporary name and renamed, so a concurrent reader never sees half a file.
-  const std::string temporary = path + ".tmp" + std::to_string(uintptr_t(this));
-  {
-    std::ofstream out(temporary, std::ios::trunc);
+  replace_file(path, std::ios::out, [&](std::ostream &out) {
     out << kMagic << "\n" << options_key_ << " " << entries_.size() << "\n";
     for (const auto &[name, e] : entries_) {
       out << name << " " << e.local_hash << " " << int(e.decision.level) << " "
@@ -119,9 +116,7 @@ void WarmStart::save(const std::string &path) const {
       }
       out << "\n";
     }
-  }
-  std::error_code ignored;
-  std::filesystem::rename(temporary, path, ignored);
+  });
 }
 
 }  // namespace hlsched
