@@ -9,7 +9,8 @@
 # Environment: HLSCHED_BUILD_DIR (default build/, where e2e_tests is built), FIRST_SEED (1),
 # MAX_STAGES (seed s gets 2 + s mod (MAX_STAGES - 1) stages; default 10), JOBS (parallel test
 # processes, default 2), BATCH (pipelines per g++ build, default 10), OUT (logs, default a fresh
-# temporary folder). Exit status: 0 when every pair passes, 1 otherwise.
+# temporary folder), SEARCHED=1 (the beam search's schedule, one per pipeline, instead of random
+# walks; SAMPLES is then ignored). Exit status: 0 when every pair passes, 1 otherwise.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(realpath -m "${HLSCHED_BUILD_DIR:-$here/build}")
@@ -19,6 +20,8 @@ first=${FIRST_SEED:-1}
 jobs=${JOBS:-2}
 batch=${BATCH:-10}
 export HLSCHED_PAIRS_MAX_STAGES=${MAX_STAGES:-10}
+export HLSCHED_PAIRS_SEARCHED=${SEARCHED:-0}
+((HLSCHED_PAIRS_SEARCHED == 0)) || samples=1
 out=${OUT:-$(mktemp -d /tmp/random_pairs.XXXXXX)}
 mkdir -p "$out"
 tests="$build/tests/e2e_tests"

@@ -151,11 +151,47 @@ void align_temporary_counter() {
   for (int64_t n = now + 1; n % 1000000 != 0; n++) Halide::Internal::unique_name('t');
 }
 
-ScheduleResult draw_sample(const GeneratorInstance &inst, int index) {
+// Which schedules a check runs on each pipeline.
+enum class Schedules {
+  RandomWalks,  ///< random walks over the search's options (sample_schedules), several per pipeline
+  Searched,     ///< the beam search's schedule, default options and time budget: one per pipeline
+};
+
+// The search must be the beam search (not the simple fallback) and stay within its budget; the
+// slack is for a loaded CI machine (this is not a speed test: the search takes milliseconds here).
+constexpr double kBudgetSlackMs = 2000;
+
+ScheduleResult searched_schedule(const Halide::Pipeline &pipeline, const PipelineDag &dag) {
+  const AutoschedulerOptions options;
+  ScheduleResult result = schedule_pipeline(pipeline, dag, options);
+  if (!result.search.fallback.empty())
+    throw std::runtime_error("the search fell back to the simple schedule: " + result.search.fallback);
+  if (result.search.time_ms > options.time_budget_s * 1000 + kBudgetSlackMs)
+    throw std::runtime_error("the search took " + std::to_string(result.search.time_ms) + " ms");
+  return result;
+}
+
+// Schedules 0 .. count - 1 of the kind; each depends only on the pipeline and its index.
+std::vector<ScheduleResult> draw_schedules(const GeneratorInstance &inst, Schedules kind, int count, int first = 0) {
   PipelineDag dag = build_pipeline_dag(inst.pipeline);
-  auto samples = sample_schedules(inst.pipeline, dag, AutoschedulerOptions{}, 1, kSampleSeed, index);
-  if (samples.size() != 1) throw std::runtime_error("the random walk for sample " + std::to_string(index) + " did not complete");
-  return samples.front();
+  if (kind == Schedules::Searched) {
+    if (first != 0 || count != 1) throw std::logic_error("the search gives one schedule per pipeline");
+    return {searched_schedule(inst.pipeline, dag)};
+  }
+  auto samples = sample_schedules(inst.pipeline, dag, AutoschedulerOptions{}, count, kSampleSeed, first);
+  if (int(samples.size()) != count) throw std::runtime_error("a random walk did not complete");
+  return samples;
+}
+
+// How a failure names its pipeline and schedule, to reproduce it with the CLI.
+std::string describe(const RandomPipeline &p, Schedules kind, int index) {
+  const std::string pipeline = "random-pipeline --seed " + std::to_string(p.seed) + " --stages " + std::to_string(p.stages);
+  if (kind == Schedules::Searched) return pipeline + ", searched schedule";
+  return pipeline + ", sample " + std::to_string(index) + " of seed " + std::to_string(kSampleSeed);
+}
+
+ScheduleResult draw_schedule(const GeneratorInstance &inst, Schedules kind, int index) {
+  return draw_schedules(inst, kind, 1, index).front();
 }
 
 // CPU sizes: small, and not multiples of any tile factor (the engine's factors are powers of
@@ -198,14 +234,6 @@ Halide::Buffer<> random_input(const Halide::Type &type, const std::vector<int> &
   return {};
 }
 
-int64_t count_differences(const Halide::Buffer<> &a, const Halide::Buffer<> &b) {
-  REQUIRE(a.size_in_bytes() == b.size_in_bytes());
-  int64_t n = 0;
-  const auto *x = static_cast<const uint8_t *>(a.data()), *y = static_cast<const uint8_t *>(b.data());
-  for (size_t i = 0; i < a.size_in_bytes(); i++) n += x[i] != y[i];
-  return n;
-}
-
 bool sums_floats_atomically(const ScheduleSpec &schedule, const PipelineDag &dag) {
   for (const FuncSchedule &f : schedule.funcs) {
     const FuncNode *node = dag.find(f.func);
@@ -223,7 +251,7 @@ Halide::Target twin_target() { return cpu_target().with_feature(Halide::Target::
 // The CPU side of one pipeline: the inputs and output shapes, and the reference outputs.
 class CpuTwin {
 public:
-  explicit CpuTwin(const RandomPipeline &p) : pipeline_(p) {
+  CpuTwin(const RandomPipeline &p, Schedules kind) : pipeline_(p), kind_(kind) {
     auto reference = instantiate_generator(p.original(), twin_target(), {}, /*auto_schedule=*/false);
     const PipelineDag dag = build_pipeline_dag(reference.pipeline);
     for (size_t k = 0; k < dag.inputs.size(); k++) {
@@ -246,13 +274,13 @@ public:
     expected_ = run(reference.pipeline);
   }
 
-  /// Sample `index` applied for the CPU: the number of output bytes that differ, or nothing when
+  /// Schedule `index` applied for the CPU: the number of output bytes that differ, or nothing when
   /// the schedule sums floats atomically (in parallel, in a tiled order), which rounds
   /// differently from run to run: it must still run.
   std::optional<int64_t> differences(int index) {
     auto inst = instantiate_generator(pipeline_.original(), twin_target(), {});
     PipelineDag dag = build_pipeline_dag(inst.pipeline);
-    const ScheduleResult sample = draw_sample(inst, index);
+    const ScheduleResult sample = draw_schedule(inst, kind_, index);
     apply_schedule(sample.schedule, inst.pipeline, ApplyMode::Cpu);
     std::vector<Halide::Buffer<>> outputs = run(inst.pipeline);
     if (sums_floats_atomically(sample.schedule, dag)) return std::nullopt;
@@ -271,6 +299,7 @@ private:
   }
 
   const RandomPipeline &pipeline_;
+  const Schedules kind_;
   std::vector<std::pair<std::string, Halide::Buffer<>>> inputs_;
   std::vector<std::pair<Halide::Type, std::vector<int>>> output_shapes_;
   std::vector<Halide::Buffer<>> expected_;
@@ -325,9 +354,11 @@ private:
   double cpu_ = cpu_seconds();
 };
 
-void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages = 6) {
+void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages = 6,
+                 Schedules kind = Schedules::RandomWalks) {
   PhaseClock clock;
-  const fs::path dir = scratch_dir("random_pairs_" + std::to_string(first_seed));
+  const std::string what = kind == Schedules::Searched ? "searched" : "pairs";
+  const fs::path dir = scratch_dir("random_" + what + "_" + std::to_string(first_seed));
   std::vector<RandomPipeline> cases;
   for (int n = 0; n < pipelines; n++) {
     RandomPipeline p;
@@ -353,9 +384,7 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
     std::string failure = run_forked(
         [&] {
           auto inst = instantiate_generator(p.original(), default_gpu_target(), {});
-          PipelineDag dag = build_pipeline_dag(inst.pipeline);
-          auto drawn = sample_schedules(inst.pipeline, dag, AutoschedulerOptions{}, samples, kSampleSeed);
-          if (int(drawn.size()) != samples) throw std::runtime_error("a random walk did not complete");
+          auto drawn = draw_schedules(inst, kind, samples);
           for (int k = 0; k < samples; k++) std::ofstream(texts_dir / (std::to_string(k) + ".txt")) << drawn[k].schedule_code;
         },
         texts_dir / "error.txt");
@@ -374,14 +403,13 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
     const RandomPipeline &p = cases[n];
     const fs::path pair_dir = dir / p.original();
     for (int k = 0; k < samples; k++) {
-      INFO("random-pipeline --seed " << p.seed << " --stages " << p.stages << ", sample " << k << " of seed "
-                                     << kSampleSeed << ":\n" << texts[n][k]);
+      INFO(describe(p, kind, k) << ":\n" << texts[n][k]);
       const fs::path applied_stmt = pair_dir / (std::to_string(k) + ".applied.stmt");
       const fs::path pasted_stmt = pair_dir / (std::to_string(k) + ".pasted.stmt");
       const std::string applied_failure = run_forked(
           [&] {
             auto inst = instantiate_generator(p.original(), default_gpu_target(), {});
-            ScheduleResult sample = draw_sample(inst, k);
+            ScheduleResult sample = draw_schedule(inst, kind, k);
             if (sample.schedule_code != texts[n][k]) throw std::runtime_error("sample drawn again differs");
             apply_schedule(sample.schedule, inst.pipeline, ApplyMode::Gpu);
             align_temporary_counter();
@@ -412,10 +440,9 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
   // The CPU twins, in this process (names no longer matter: each instance draws its own sample).
   int inexact = 0;
   for (const RandomPipeline &p : cases) {
-    CpuTwin twin(p);
+    CpuTwin twin(p, kind);
     for (int k = 0; k < samples; k++) {
-      INFO("random-pipeline --seed " << p.seed << " --stages " << p.stages << ", sample " << k << " of seed "
-                                     << kSampleSeed << ":\n" << texts[&p - cases.data()][k]);
+      INFO(describe(p, kind, k) << ":\n" << texts[&p - cases.data()][k]);
       std::optional<int64_t> differences = -1;
       CHECK_NOTHROW(differences = twin.differences(k));
       if (differences) CHECK(*differences == 0);
@@ -436,9 +463,21 @@ TEST_CASE("random pairs: seeds 1010-1019", "[e2e][random][pairs]") { check_pairs
 TEST_CASE("random pairs: seeds 1020-1029", "[e2e][random][pairs]") { check_pairs(1020, 10, 8); }
 TEST_CASE("random pairs: seeds 1030-1039", "[e2e][random][pairs]") { check_pairs(1030, 10, 8); }
 
+// Searched schedules: random pipelines of 2-12 stages, each scheduled by the beam search with
+// the default options, checked as the pairs are (compiles for CUDA, pasted == applied, CPU twin
+// exact), and the search stays the beam search within its time budget.
+// 5 shards x 40 pipelines = 200 (~100 s of CPU each: ~2 s per pipeline for two CUDA compiles
+// and two CPU JITs, plus the two g++ runs).
+TEST_CASE("random searched: seeds 3000-3039", "[e2e][random][searched]") { check_pairs(3000, 40, 1, 12, Schedules::Searched); }
+TEST_CASE("random searched: seeds 3040-3079", "[e2e][random][searched]") { check_pairs(3040, 40, 1, 12, Schedules::Searched); }
+TEST_CASE("random searched: seeds 3080-3119", "[e2e][random][searched]") { check_pairs(3080, 40, 1, 12, Schedules::Searched); }
+TEST_CASE("random searched: seeds 3120-3159", "[e2e][random][searched]") { check_pairs(3120, 40, 1, 12, Schedules::Searched); }
+TEST_CASE("random searched: seeds 3160-3199", "[e2e][random][searched]") { check_pairs(3160, 40, 1, 12, Schedules::Searched); }
+
 // The larger sweep (scripts/bench/random_pairs.sh), not run by ctest: HLSCHED_PAIRS_FIRST_SEED,
 // HLSCHED_PAIRS_PIPELINES, HLSCHED_PAIRS_SAMPLES and HLSCHED_PAIRS_MAX_STAGES, in batches of
-// HLSCHED_PAIRS_BATCH pipelines.
+// HLSCHED_PAIRS_BATCH pipelines; HLSCHED_PAIRS_SEARCHED=1 checks the searched schedules instead
+// (one per pipeline).
 TEST_CASE("random pairs: sweep set by the environment", "[.][sweep]") {
   auto env = [](const char *name, int64_t fallback) {
     const char *value = std::getenv(name);
@@ -447,6 +486,8 @@ TEST_CASE("random pairs: sweep set by the environment", "[.][sweep]") {
   const int64_t first = env("HLSCHED_PAIRS_FIRST_SEED", 1), count = env("HLSCHED_PAIRS_PIPELINES", 100);
   const int64_t samples = env("HLSCHED_PAIRS_SAMPLES", 10), batch = env("HLSCHED_PAIRS_BATCH", 10);
   const int64_t max_stages = std::max<int64_t>(2, env("HLSCHED_PAIRS_MAX_STAGES", 10));
+  const bool searched = env("HLSCHED_PAIRS_SEARCHED", 0) != 0;
   for (int64_t seed = first; seed < first + count; seed += batch)
-    check_pairs(uint64_t(seed), int(std::min(batch, first + count - seed)), int(samples), int(max_stages));
+    check_pairs(uint64_t(seed), int(std::min(batch, first + count - seed)), searched ? 1 : int(samples),
+                int(max_stages), searched ? Schedules::Searched : Schedules::RandomWalks);
 }

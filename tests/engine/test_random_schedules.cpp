@@ -42,14 +42,6 @@ Halide::Buffer<> run(const Pipeline &c, const Halide::Pipeline &p) {
   return handle.realize(c.output_size, cpu_target())[0];
 }
 
-int64_t count_differences(const Halide::Buffer<> &a, const Halide::Buffer<> &b) {
-  REQUIRE(a.size_in_bytes() == b.size_in_bytes());
-  int64_t n = 0;
-  const auto *x = static_cast<const uint8_t *>(a.data()), *y = static_cast<const uint8_t *>(b.data());
-  for (size_t i = 0; i < a.size_in_bytes(); i++) n += x[i] != y[i];
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE("random schedules are valid and exact", "[schedule][random]") {

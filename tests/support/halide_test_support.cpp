@@ -52,4 +52,14 @@ bool launches_gpu_kernels(const std::string &lowered_stmt) {
   return lowered_stmt.find("halide_cuda_run(") != std::string::npos;
 }
 
+int64_t count_differences(const Halide::Buffer<> &a, const Halide::Buffer<> &b) {
+  if (a.size_in_bytes() != b.size_in_bytes())
+    throw std::invalid_argument("outputs of " + std::to_string(a.size_in_bytes()) + " and " +
+                                std::to_string(b.size_in_bytes()) + " bytes");
+  int64_t n = 0;
+  const auto *x = static_cast<const uint8_t *>(a.data()), *y = static_cast<const uint8_t *>(b.data());
+  for (size_t i = 0; i < a.size_in_bytes(); i++) n += x[i] != y[i];
+  return n;
+}
+
 }  // namespace hlsched::testing

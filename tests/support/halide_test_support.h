@@ -34,6 +34,10 @@ std::string compile_for_cuda(const Halide::Pipeline &pipeline);
 /// True when a lowered statement launches at least one GPU kernel.
 bool launches_gpu_kernels(const std::string &lowered_stmt);
 
+/// How many bytes of two outputs differ: exact comparison, floats included (cpu_target() keeps
+/// float arithmetic as written). Throws std::invalid_argument when their sizes differ.
+int64_t count_differences(const Halide::Buffer<> &a, const Halide::Buffer<> &b);
+
 /// A buffer filled with uniform random values in [lo, hi] (integers) or [lo, hi) (floats).
 template <typename T>
 Halide::Buffer<T> random_buffer(std::vector<int> sizes, uint32_t seed, double lo, double hi) {
