@@ -25,7 +25,7 @@ std::string schedule_report(const json &r) {
   out << "Generator:  " << r.value("generator", "?") << "\n"
       << "Target:     " << r.value("target", "?") << " (GPU profile " << r.value("gpu_profile", "?") << ")\n"
       << "Predicted:  " << ms(r.value("predicted_runtime_ms", 0.0)) << " ms (" << r.value("cost_model", "") << ")\n"
-      << "Search:     " << r["search"].value("strategy", "?") << ", " << r["search"].value("states_evaluated", 0)
+      << "Search:     " << r["search"].value("strategy", "?") << ", " << r["search"].value("states_evaluated", int64_t{0})
       << " states, " << ms(r["search"].value("time_ms", 0.0)) << " ms\n";
   if (r.contains("verified")) out << "Verified:   compiles for the target, " << r["verified"].value("gpu_kernels", 0) << " GPU kernels\n";
   out << "\n// ---- paste into the generator's schedule() ----\n" << r.value("schedule_code", "")
@@ -56,7 +56,7 @@ std::string dag_report(const json &dag) {
       out << " [";
       bool first = true;
       for (const json &s : in["estimate"]) {
-        out << (first ? "" : ", ") << s.value("min", 0) << ".." << s.value("min", 0) + s.value("extent", 0) - 1;
+        out << (first ? "" : ", ") << s.value("min", int64_t{0}) << ".." << s.value("min", int64_t{0}) + s.value("extent", int64_t{0}) - 1;
         first = false;
       }
       out << "]";
@@ -69,7 +69,7 @@ std::string dag_report(const json &dag) {
   for (const json &f : dag["funcs"]) {
     out << "  " << f.value("name", "?") << (f.value("is_output", false) ? " (output)" : "") << "\n";
     for (const json &s : f["stages"]) {
-      out << "    " << s.value("definition", "") << "\n      points " << s.value("points", 0) << ", loops:";
+      out << "    " << s.value("definition", "") << "\n      points " << s.value("points", int64_t{0}) << ", loops:";
       for (const json &l : s["loops"])
         out << " " << l.value("var", "?") << (l.value("rvar", false) ? "(r)" : "") << "=" << l["estimate"].value("extent", 0);
       out << "\n";

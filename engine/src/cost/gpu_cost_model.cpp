@@ -51,9 +51,9 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   double shared_bytes = 0, syncs = 0;
   for (const FusedFunc &f : k.fused) {
     if (f.level == ComputeLevel::Thread) {
-      // Per-thread arrays indexed by loop variables live in local memory (L1-cached), not
-      // registers: their stores and loads go through the load/store units.
-      l1_bytes += k.blocks * (f.points_per_block + f.loads_by_consumers) * 4;
+      // Per-thread arrays read at loop-dependent indices live in local memory (L1-cached): their
+      // stores and loads go through the load/store units. Unrolled, they are registers.
+      if (!f.in_registers) l1_bytes += k.blocks * (f.points_per_block + f.loads_by_consumers) * 4;
       continue;
     }
     if (f.level != ComputeLevel::Block) continue;

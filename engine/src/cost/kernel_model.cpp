@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 
 #include "hlsched/engine/gpu_profile.h"
 
@@ -97,9 +98,9 @@ public:
     km.blocks = double(tiling.single_thread ? 1 : tiling.blocks());
     km.threads_per_block = double(tiling.single_thread ? 1 : tiling.threads_per_block());
 
+    per_thread_ = propagate(tiling, /*per_thread=*/true, km);
     std::vector<FuncInKernel> per_block = propagate(tiling, /*per_thread=*/false, km);
-    std::vector<FuncInKernel> per_thread = propagate(tiling, /*per_thread=*/true, km);
-    summarize(tiling, per_block, per_thread, km);
+    summarize(tiling, per_block, per_thread_, km);
     return km;
   }
 
@@ -136,24 +137,162 @@ private:
       for (size_t d = 0; d < root.args.size(); d++)
         if (root.args[d] == tiling.vars[inner]) r.stride = {int(d), 1.0};
 
-    visit_stage(root_, root.stages[stage_], extents, info, per_thread, km);
+    const std::optional<Unrolled> unrolled_root = root_unrolled(tiling);
+    visit_stage(root_, root.stages[stage_], extents, r.evals, unrolled_root ? &*unrolled_root : nullptr, info,
+                per_thread, km);
     for (int c = root_ - 1; c >= 0; c--) {
       if (!info[c].reached) continue;
       const FuncNode &f = dag_.funcs[c];
       if (f.stages.empty()) continue;
-      std::map<std::string, double> loop_extent;
-      for (const LoopDim &loop : f.stages[0].loops)
-        loop_extent[loop.var] = double(std::max<int64_t>(1, loop.estimate.extent()));
-      for (size_t d = 0; d < f.args.size() && d < info[c].box.size(); d++) loop_extent[f.args[d]] = info[c].box[d];
       const FuncDecision &decision = state_.decisions[c];
-      if (decision.level != ComputeLevel::Inline) {
-        // Fused Funcs are computed once per point of their box (with recompute at borders).
-        info[c].evals = 1;
-        for (double e : info[c].box) info[c].evals *= e;
+      if (decision.level == ComputeLevel::Inline) {
+        visit_stage(c, f.stages[0], stage_loop_extents(f, 0, info[c].box), info[c].evals, nullptr, info, per_thread, km);
+        continue;
       }
-      visit_stage(c, f.stages[0], loop_extent, info, per_thread, km);
+      // Fused Funcs are computed once per point of their box (with recompute at borders), every
+      // stage of it: an update runs its reduction loops whole for each point.
+      info[c].evals = 1;
+      for (double e : info[c].box) info[c].evals *= e;
+      for (const StageNode &s : f.stages) {
+        const std::map<std::string, double> extents_s = stage_loop_extents(f, s.index, info[c].box);
+        std::optional<Unrolled> unrolled;
+        if (decision.level == ComputeLevel::Thread && !per_thread && in_registers(c)) unrolled = thread_fused_unrolled(c, s);
+        visit_stage(c, s, extents_s, points_of(extents_s), unrolled ? &*unrolled : nullptr, info, per_thread, km);
+      }
     }
     return info;
+  }
+
+  // A stage's loop extents when its pure loops cover `box` (the rest at their full extent).
+  std::map<std::string, double> stage_loop_extents(const FuncNode &f, int stage, const std::vector<double> &box) const {
+    std::map<std::string, double> extent;
+    for (const LoopDim &loop : f.stages[stage].loops) extent[loop.var] = double(std::max<int64_t>(1, loop.estimate.extent()));
+    for (size_t d = 0; d < f.args.size() && d < box.size(); d++)
+      if (extent.count(f.args[d]) || stage == 0) extent[f.args[d]] = box[d];
+    return extent;
+  }
+
+  static double points_of(const std::map<std::string, double> &extents) {
+    double n = 1;
+    for (const auto &[var, e] : extents) n *= e;
+    return n;
+  }
+
+  // Register blocking: the loops a thread runs unrolled, where the compiler loads each distinct
+  // address once per pass through them (the same value serves every unrolled point that reads
+  // it), and how many such passes a block makes.
+  struct Unrolled {
+    std::map<std::string, double> extents;  ///< per pass: unrolled loops, the others at 1
+    double passes_per_block = 1;
+  };
+
+  // The root stage: its points per thread along tiled loops are unrolled (state_to_spec), with
+  // nothing between them when the stage has no reduction or in-thread loop inside them.
+  std::optional<Unrolled> root_unrolled(const StageTiling &tiling) const {
+    const StageNode &stage = dag_.funcs[root_].stages[stage_];
+    if (tiling.single_thread || tiling.atomic || tiling.privatized || stage.has_rvars()) return std::nullopt;
+    if (std::find(tiling.in_thread.begin(), tiling.in_thread.end(), true) != tiling.in_thread.end()) return std::nullopt;
+    Unrolled u;
+    for (const LoopDim &loop : stage.loops) u.extents[loop.var] = 1;
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (tiling.tiled(i)) u.extents[tiling.vars[i]] = double(tiling.serial[i]);
+    u.passes_per_block = double(tiling.threads_per_block());
+    return u;
+  }
+
+  // A Func computed per thread: its pure loops over the thread's box are unrolled, inside its
+  // reduction loops (state_to_spec), so each reduction step loads what the box needs once.
+  Unrolled thread_fused_unrolled(int c, const StageNode &s) const {
+    const FuncNode &f = dag_.funcs[c];
+    Unrolled u;
+    u.passes_per_block = double(tiling_threads());
+    for (const LoopDim &loop : s.loops) {
+      if (loop.is_rvar) {
+        u.extents[loop.var] = 1;
+        u.passes_per_block *= double(std::max<int64_t>(1, loop.estimate.extent()));
+      }
+    }
+    const std::vector<double> &box = per_thread_[c].box;
+    for (size_t d = 0; d < f.args.size(); d++) u.extents[f.args[d]] = d < box.size() ? box[d] : 1.0;
+    return u;
+  }
+
+  // Per dimension of Func `c` (read by translations), the loop of the kernel's stage whose
+  // position it follows: "" when none (a constant index), "*" when it cannot be told (several
+  // loops, or consumers that disagree).
+  std::vector<std::string> root_loops_of(int c, int depth = 0) const {
+    const FuncNode &f = dag_.funcs[c];
+    if (c == root_) return f.args;
+    std::vector<std::string> loops(f.args.size(), "?");
+    if (depth > 64) return std::vector<std::string>(f.args.size(), "*");
+    for (const std::string &name : f.consumers) {
+      const int consumer = dag_.index_of(name);
+      if (consumer < 0 || (consumer != root_ && !computed_here(consumer))) continue;
+      const FuncNode &cf = dag_.funcs[consumer];
+      const std::vector<std::string> consumer_loops = root_loops_of(consumer, depth + 1);
+      for (const StageNode &s : cf.stages)
+        for (const ProducerAccess &a : s.accesses) {
+          if (a.producer != f.name) continue;
+          for (size_t d = 0; d < loops.size() && d < a.region_min.size(); d++) {
+            std::string loop;
+            for (const auto &[var, coef] : a.region_min[d].coefficients) {
+              if (coef == 0) continue;
+              const auto at = std::find(cf.args.begin(), cf.args.end(), var);
+              const std::string follows = at == cf.args.end() ? "*" : consumer_loops[size_t(at - cf.args.begin())];
+              loop = loop.empty() ? follows : "*";
+            }
+            loops[d] = loops[d] == "?" || loops[d] == loop ? loop : "*";
+          }
+        }
+    }
+    for (std::string &l : loops)
+      if (l == "?") l.clear();
+    return loops;
+  }
+
+  // A Func computed per thread lives in registers when every access to it is at a constant index
+  // once unrolled: the kernel's points per thread are unrolled with nothing looping around them,
+  // and it is read at translations of them.
+  bool in_registers(int c) const {
+    const StageTiling &tiling = state_.decisions[root_].tilings.at(stage_);
+    if (!root_unrolled(tiling).has_value() || !read_by_translations(c)) return false;
+    const std::vector<std::string> loops = root_loops_of(c);
+    return std::find(loops.begin(), loops.end(), "*") == loops.end();
+  }
+
+  static bool is_block_loop(const StageTiling &tiling, const std::string &var) {
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (tiling.vars[i] == var) return !tiling.tiled(i) && !tiling.in_thread[i];
+    return false;
+  }
+
+  // Whether every read of Func `c` on its way to the kernel's stage (through inlined Funcs) is at
+  // the reader's point plus a constant: then Halide can bound its per-thread storage by a
+  // constant, which registers need (a downsample's x/2 leaves the size symbolic).
+  bool read_by_translations(int c, int depth = 0) const {
+    if (c == root_) return true;
+    if (depth > 64) return false;
+    const FuncNode &f = dag_.funcs[c];
+    for (const std::string &name : f.consumers) {
+      const int consumer = dag_.index_of(name);
+      if (consumer < 0 || (consumer != root_ && !computed_here(consumer))) continue;
+      for (const StageNode &s : dag_.funcs[consumer].stages)
+        for (const ProducerAccess &a : s.accesses) {
+          if (a.producer != f.name) continue;
+          if (!a.is_affine) return false;
+          for (const std::vector<AffineExpr> *bounds : {&a.region_min, &a.region_max})
+            for (const AffineExpr &e : *bounds)
+              for (const auto &[var, coef] : e.coefficients)
+                if (coef != 0 && coef != 1 && coef != -1) return false;
+        }
+      if (!read_by_translations(consumer, depth + 1)) return false;
+    }
+    return true;
+  }
+
+  double tiling_threads() const {
+    const StageTiling &t = state_.decisions[root_].tilings.at(stage_);
+    return t.single_thread ? 1.0 : double(t.threads_per_block());
   }
 
   bool computed_here(int p) const {
@@ -163,15 +302,19 @@ private:
     return (d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) && d.kernel_root == root_;
   }
 
-  void visit_stage(int c, const StageNode &stage, const std::map<std::string, double> &loop_extent,
-                   std::vector<FuncInKernel> &info, bool per_thread, KernelModel &km) {
+  // Records what one stage of Func `c`, evaluated `evals` times per block (or thread) over loops
+  // of `loop_extent`, reads. With `unrolled`, global loads count distinct addresses per unrolled
+  // pass instead of one per call.
+  void visit_stage(int c, const StageNode &stage, const std::map<std::string, double> &loop_extent, double evals,
+                   const Unrolled *unrolled, std::vector<FuncInKernel> &info, bool per_thread, KernelModel &km) {
     const FuncNode &consumer = dag_.funcs[c];
     std::string thread_var;
     if (info[c].stride.dim >= 0 && info[c].stride.dim < int(consumer.args.size()))
       thread_var = consumer.args[info[c].stride.dim];
     for (const ProducerAccess &a : stage.accesses) {
       const int p = dag_.index_of(a.producer);
-      const double loads = info[c].evals * double(a.calls_per_point);
+      if (p == c && c != root_) continue;  // a fused reduction's accumulator: registers or shared memory
+      const double loads = evals * double(a.calls_per_point);
       std::vector<double> box(a.region_min.size());
       double footprint = 1;
       for (size_t d = 0; d < box.size(); d++) {
@@ -195,6 +338,7 @@ private:
         if (!pi.reached || pi.stride.dim < 0) pi.stride = stride;
         pi.reached = true;
         if (!per_thread && state_.decisions[p].level != ComputeLevel::Inline) fused_loads_[p] += loads;
+        if (!per_thread) address_ops_per_block_ += 2.0 * loads;
         if (!per_thread && state_.decisions[p].level == ComputeLevel::Block && stride.dim == 0)
           bank_conflicts_[p] = std::max(bank_conflicts_[p], std::fabs(stride.coef) >= 2 ? std::fabs(stride.coef) : 1.0);
         continue;
@@ -212,7 +356,15 @@ private:
         for (size_t d = 0; d < box.size(); d++) read->full_region *= full_extent_of(dag_, a.producer, d);
       }
       read->footprint_per_block = std::max(read->footprint_per_block, footprint);
-      read->loads_per_block += loads;
+      double issued = loads;
+      if (unrolled) {
+        double distinct = 1;
+        for (size_t d = 0; d < box.size(); d++)
+          distinct *= region_extent(a, d, unrolled->extents, full_extent_of(dag_, a.producer, d));
+        issued = std::min(loads, distinct * unrolled->passes_per_block);
+      }
+      read->loads_per_block += issued;
+      address_ops_per_block_ += 2.0 * issued;
       const double threads_x = km.tiling && km.tiling->innermost_thread_loop() >= 0
                                    ? double(km.tiling->threads[km.tiling->innermost_thread_loop()])
                                    : 1.0;
@@ -231,18 +383,27 @@ private:
     km.wasted_points_fraction = covered > needed ? 1.0 - needed / covered : 0.0;
 
     double shared_bytes = 0, thread_points = 0;
+    // Address arithmetic: about two integer operations per load (counted by visit_stage).
+    km.ops_per_block += address_ops_per_block_;
     for (int c = root_; c >= 0; c--) {
       if (!per_block[c].reached) continue;
-      const StageNode &s = c == root_ ? stage : dag_.funcs[c].stages[0];
       const FuncDecision &d = state_.decisions[c];
+      const bool fused_here = c != root_ && d.level != ComputeLevel::Inline;
       double evals = per_block[c].evals;
       if (c != root_ && d.level == ComputeLevel::Thread) evals = per_thread[c].evals * km.threads_per_block;
-      const ArithmeticOps ops = s.arithmetic_ops();
-      km.ops_per_block += evals * double(ops.basic);
-      // Address arithmetic: about two integer operations per load.
-      for (const ProducerAccess &a : s.accesses) km.ops_per_block += evals * 2.0 * double(a.calls_per_point);
-      km.math_ops_per_block += evals * double(ops.math);
-      if (c == root_ || d.level == ComputeLevel::Inline) continue;
+      // The stages computed here: the root's; a fused Func's every stage, its updates once per
+      // point and reduction step; an inlined Func's expression.
+      std::vector<const StageNode *> stages = {c == root_ ? &stage : &dag_.funcs[c].stages[0]};
+      for (size_t k = 1; fused_here && k < dag_.funcs[c].stages.size(); k++) stages.push_back(&dag_.funcs[c].stages[k]);
+      for (const StageNode *s : stages) {
+        double steps = 1;
+        for (const LoopDim &loop : s->loops)
+          if (c != root_ && loop.is_rvar) steps *= double(std::max<int64_t>(1, loop.estimate.extent()));
+        const ArithmeticOps ops = s->arithmetic_ops();
+        km.ops_per_block += evals * steps * double(ops.basic);
+        km.math_ops_per_block += evals * steps * double(ops.math);
+      }
+      if (!fused_here) continue;
       FusedFunc fused;
       fused.func = c;
       fused.level = d.level;
@@ -251,6 +412,16 @@ private:
       fused.bank_conflict_ways = std::max(1.0, bank_conflicts_[c]);
       fused.max_threads_needed = per_block[c].evals;
       fused.box = per_block[c].box;
+      fused.thread_box = per_thread[c].box;
+      fused.in_registers = d.level == ComputeLevel::Thread && in_registers(c);
+      if (fused.in_registers) {
+        // Dimensions that follow a loop the kernel runs as GPU blocks have the same extent in
+        // every thread; Halide cannot prove it once those loops are fused into one grid
+        // dimension, so the schedule states it (bound_extent).
+        const std::vector<std::string> loops = root_loops_of(c);
+        for (size_t k = 0; k < loops.size(); k++)
+          if (!loops[k].empty() && loops[k] != "*" && is_block_loop(tiling, loops[k])) fused.block_dims.push_back(int(k));
+      }
       const double bytes = double(dag_.funcs[c].bytes_per_point());
       if (d.level == ComputeLevel::Block) {
         fused.bytes_per_block = per_block[c].evals * bytes;
@@ -314,6 +485,8 @@ private:
   const GpuProfile &gpu_;
   int root_, stage_;
   std::map<int, double> fused_loads_, bank_conflicts_;
+  std::vector<FuncInKernel> per_thread_;  ///< the per-thread propagation, made first
+  double address_ops_per_block_ = 0;
 };
 
 }  // namespace

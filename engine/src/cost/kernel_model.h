@@ -34,6 +34,12 @@ struct FusedFunc {
   double bank_conflict_ways = 1;     ///< shared memory: accesses serialized per warp request
   double max_threads_needed = 0;     ///< threads to compute one point each per block
   std::vector<double> box;           ///< extent per dimension computed per block
+  std::vector<double> thread_box;    ///< Thread level: extent per dimension computed per thread
+  /// Thread level: every access to it is at a constant index once unrolled (the kernel's points
+  /// per thread are unrolled, nothing else loops around them), so it lives in registers.
+  bool in_registers = false;
+  /// In registers: its dimensions that follow the kernel's block loops (one extent per thread).
+  std::vector<int> block_dims;
 };
 
 struct KernelModel {

@@ -301,6 +301,14 @@ ArithmeticOps StageNode::arithmetic_ops() const {
     if (key.rfind("load.", 0) == 0 || key.rfind("store.", 0) == 0) continue;
     (key.rfind("math.", 0) == 0 ? n.math : n.basic) += count;
   }
+  // The GPU fuses a float multiply and an add into one instruction (LLVM contracts them).
+  auto count_of = [&](const char *key) {
+    auto it = ops.find(key);
+    return it == ops.end() ? int64_t(0) : it->second;
+  };
+  for (const char *width : {"f32", "f64", "f16"})
+    n.basic -= std::min(count_of((std::string("mul.") + width).c_str()),
+                        count_of((std::string("add.") + width).c_str()) + count_of((std::string("sub.") + width).c_str()));
   return n;
 }
 

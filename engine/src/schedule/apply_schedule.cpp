@@ -41,6 +41,7 @@ public:
         if (gpu) stage_.gpu_single_thread();
         break;
       case K::Unroll: stage_.unroll(var(d.vars[0])); break;
+      case K::BoundExtent: func_.bound_extent(Var(d.vars.at(0)), Expr(int(d.factors.at(0)))); break;
       case K::Vectorize: stage_.vectorize(var(d.vars[0])); break;
       case K::Atomic: stage_.atomic(); break;  // the CPU twin's parallel loops race the same way
       case K::RFactor: {

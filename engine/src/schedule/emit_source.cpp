@@ -197,6 +197,7 @@ private:
       case K::Vectorize: return "vectorize(" + name_of(d.vars.at(0)) + ")";
       case K::Atomic: return "atomic()";
       case K::RFactor: return "rfactor(" + join(names_of(d.vars)) + ")";
+      case K::BoundExtent: return "bound_extent(" + name_of(d.vars.at(0)) + ", " + factor(0) + ")";
     }
     return "";
   }

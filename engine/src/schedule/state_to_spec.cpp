@@ -1,6 +1,7 @@
 #include "schedule/state_to_spec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "cost/kernel_model.h"
@@ -34,6 +35,7 @@ private:
 struct TiledLoops {
   std::string innermost_block;   ///< where Funcs computed per block go
   std::string innermost_thread;  ///< where Funcs computed per thread go
+  bool fused_block_loops = false;  ///< several loops fused into one grid dimension
 };
 
 TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSchedule &out) {
@@ -98,6 +100,7 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSc
   for (const std::string &rows : serial_inner) out.directives.push_back(Directive{Kind::Unroll, {rows}});
 
   if (!extra_blocks.empty() && tiled.size() < 3) {
+    names.fused_block_loops = extra_blocks.size() > 1;
     std::string fused = extra_blocks.front();
     for (size_t i = 1; i < extra_blocks.size(); i++) {
       std::string name = fresh.make(fused + "_" + extra_blocks[i], "");
@@ -207,6 +210,43 @@ void schedule_block_fused(const FuncNode &f, const StageTiling &root_tiling, con
   out.directives.push_back(threads_directive);
 }
 
+// A Func computed per thread: in registers, its points unrolled (constant indices), and each
+// update's points inside its reduction loops, so every reduction step updates all of the
+// thread's accumulators from the values it loads once (register blocking). Only for Funcs read
+// at translations of the kernel's points (FusedFunc::in_registers): their per-thread region has
+// a constant size, which Halide needs to unroll them and to keep them in registers.
+std::vector<StageSchedule> schedule_thread_fused(const FuncNode &f, const FusedFunc &fused, bool fused_block_loops,
+                                                 StageSchedule pure) {
+  const std::vector<double> &thread_box = fused.thread_box;
+  std::vector<std::string> unrolled;
+  for (size_t d = 0; d < f.args.size(); d++)
+    if (d < thread_box.size() && thread_box[d] > 1) unrolled.push_back(f.args[d]);
+  Directive registers{Kind::StoreIn};
+  registers.memory = Halide::MemoryType::Register;
+  pure.directives.push_back(registers);
+  // Grid loops fused into one dimension hide from Halide that the dimensions following them have
+  // one extent in every thread (which registers need); state it.
+  if (fused_block_loops)
+    for (int d : fused.block_dims)
+      pure.directives.push_back(Directive{Kind::BoundExtent, {f.args[size_t(d)]}, {int64_t(std::ceil(thread_box[size_t(d)]))}});
+  for (const std::string &v : unrolled) pure.directives.push_back(Directive{Kind::Unroll, {v}});
+  std::vector<StageSchedule> stages = {pure};
+  for (size_t s = 1; s < f.stages.size(); s++) {
+    StageSchedule update;
+    update.stage = int(s);
+    std::vector<std::string> order = f.args;
+    for (const LoopDim &l : f.stages[s].loops)
+      if (l.is_rvar) {
+        update.rvars.push_back(l.var);
+        order.push_back(l.var);
+      }
+    if (!update.rvars.empty() && !unrolled.empty()) update.directives.push_back(Directive{Kind::Reorder, order});
+    for (const std::string &v : unrolled) update.directives.push_back(Directive{Kind::Unroll, {v}});
+    stages.push_back(update);
+  }
+  return stages;
+}
+
 }  // namespace
 
 ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu) {
@@ -261,8 +301,17 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
           if (fused.func == f) box = fused.box;
         schedule_block_fused(func, state.decisions[d.kernel_root].tilings[0], box, gpu,
                              block_shape_of_root[d.kernel_root], stage);
+        fs.stages.push_back(stage);
+      } else {
+        if (!kernel_of_root.count(d.kernel_root))
+          kernel_of_root.emplace(d.kernel_root, build_kernel_model(dag, state, d.kernel_root, 0, gpu));
+        const FusedFunc *fused = nullptr;
+        for (const FusedFunc &candidate : kernel_of_root.at(d.kernel_root).fused)
+          if (candidate.func == f) fused = &candidate;
+        if (fused && fused->in_registers)
+          fs.stages = schedule_thread_fused(func, *fused, at.fused_block_loops, stage);
+        else fs.stages.push_back(stage);
       }
-      fs.stages.push_back(stage);
     }
     spec.funcs.push_back(std::move(fs));
     for (FuncSchedule &made : intermediates) spec.funcs.push_back(std::move(made));

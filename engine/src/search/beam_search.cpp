@@ -1,6 +1,7 @@
 #include "search/beam_search.h"
 
 #include <algorithm>
+#include <optional>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -200,25 +201,89 @@ std::vector<DecisionPtr> BeamSearch::children(const ScheduleState &state, int fu
 }
 
 BeamSearch::Beam BeamSearch::select(Beam candidates, int beam_size) const {
-  std::sort(candidates.begin(), candidates.end(),
-            [](const ScheduleState &a, const ScheduleState &b) { return a.cost_ms < b.cost_ms; });
+  // By cost, ties broken by the schedule itself: costs summed incrementally (the memo) or from
+  // scratch differ in the last bits, so they are compared to a picosecond, and equal schedules
+  // must not be ordered by those bits (the memo must not change the search's result).
+  struct Ranked {
+    int64_t cost_ps;
+    uint64_t hash;
+    size_t index;
+  };
+  std::vector<Ranked> ranked;
+  ranked.reserve(candidates.size());
+  for (size_t i = 0; i < candidates.size(); i++) {
+    const double cost = candidates[i].cost_ms;
+    if (!std::isfinite(cost)) continue;
+    ranked.push_back({std::llround(cost * 1e9), candidates[i].exact_hash(), i});
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const Ranked &a, const Ranked &b) {
+    return a.cost_ps != b.cost_ps ? a.cost_ps < b.cost_ps : a.hash < b.hash;
+  });
   Beam kept;
   std::set<uint64_t> exact;
   std::map<uint64_t, int> per_structure;
   // Diversity: at most a quarter of the beam may share one structure (same decisions, other sizes).
   const int structure_cap = std::max(2, beam_size / 4);
-  for (ScheduleState &s : candidates) {
-    if (int(kept.size()) >= beam_size || !std::isfinite(s.cost_ms)) break;
-    if (!exact.insert(s.exact_hash()).second) continue;
+  for (const Ranked &r : ranked) {
+    if (int(kept.size()) >= beam_size) break;
+    if (!exact.insert(r.hash).second) continue;
+    ScheduleState &s = candidates[r.index];
     if (++per_structure[s.structural_hash()] > structure_cap) continue;
     kept.push_back(std::move(s));
   }
   return kept;
 }
 
+// The kernel's tiling was chosen before `func` could be fused into it, when its producers still
+// looked like reads from memory: the tiling that suits the fused schedule (rows per thread for a
+// register-blocked reduction, a block shape for shared memory) may have lost to one that did not
+// matter then. So a fusion also comes with the kernel's other tilings.
+void BeamSearch::add_retiled_fusions(const ScheduleState &state, int func, const DecisionPtr &fusion,
+                                     const std::vector<bool> &frozen, const ScheduleState *frozen_source,
+                                     Beam &next) {
+  if (fusion->level != ComputeLevel::Block && fusion->level != ComputeLevel::Thread) return;
+  const int kernel = fusion->kernel_root;
+  if (frozen_source && frozen[kernel]) return;  // a frozen kernel keeps its tiling
+  const DecisionPtr &current = state.decisions.shared(kernel);
+  for (const DecisionPtr &tiling : retilings(kernel)) {
+    if (tiling == current) continue;  // (an equal decision from elsewhere is dropped by select())
+    ScheduleState child = state;
+    child.decide(kernel, tiling);
+    child.decide(func, fusion);
+    evaluate_child(state, child, func);  // re-costs the kernel, whose stages all changed
+    next.push_back(std::move(child));
+  }
+}
+
+const std::vector<DecisionPtr> &BeamSearch::retilings(int kernel) {
+  if (retilings_.empty()) retilings_.resize(dag_.funcs.size());
+  std::vector<DecisionPtr> &tilings = retilings_[kernel];
+  if (tilings.empty()) {
+    std::vector<DecisionPtr> roots;
+    for (const DecisionPtr &d : standalone(kernel, /*coarse=*/false))
+      if (d->level == ComputeLevel::Root) roots.push_back(d);
+    tilings = std::move(roots);
+  }
+  return tilings;
+}
+
+void BeamSearch::keep_in_beam(const ScheduleState &state, Beam &beam, int beam_size) const {
+  if (!std::isfinite(state.cost_ms)) return;
+  const uint64_t hash = state.exact_hash();
+  for (const ScheduleState &s : beam)
+    if (s.exact_hash() == hash) return;
+  if (int(beam.size()) >= beam_size) beam.pop_back();
+  beam.push_back(state);
+}
+
 BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &frozen,
                                          const ScheduleState *frozen_source, int beam_size, Frozen mode) {
   Beam beam = {ScheduleState(dag_)};
+  // The state that repeats the source's decisions stays in the beam, so that a fine pass never
+  // ends worse than the schedule it started from: partial costs can mislead the beam (producers
+  // not decided yet are costed as if stored at root), and sampling may skip the source's tiling.
+  std::optional<ScheduleState> follower;
+  if (frozen_source && frozen_source->complete() && mode == Frozen::MayFuse) follower = ScheduleState(dag_);
   for (size_t step = 0; step < order_.size(); step++) {
     const int func = order_[step];
     // Anytime: once out of time, finish every state with its first (default) option only.
@@ -239,12 +304,20 @@ BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &f
       std::vector<DecisionPtr> options = children(state, func, coarse || hurry, frozen, frozen_source, mode);
       for (DecisionPtr &d : options) {
         ScheduleState child = state;
-        child.decide(func, std::move(d));
+        child.decide(func, d);
         evaluate_child(state, child, func);
         next.push_back(std::move(child));
+        if (!coarse && !hurry) add_retiled_fusions(state, func, d, frozen, frozen_source, next);
       }
     }
     beam = select(std::move(next), hurry ? 1 : beam_size);
+    if (follower) {
+      ScheduleState child = *follower;
+      child.decide(func, frozen_source->decisions.shared(func));
+      evaluate_child(*follower, child, func);
+      follower = std::move(child);
+      keep_in_beam(*follower, beam, hurry ? 1 : beam_size);
+    }
     if (beam.empty()) break;  // nothing valid: the caller falls back
   }
   return beam;

@@ -63,6 +63,11 @@ private:
   const std::vector<DecisionPtr> &standalone(int func, bool coarse);
   std::vector<DecisionPtr> sample(std::vector<DecisionPtr> options);
   Beam select(Beam candidates, int beam_size) const;
+  void add_retiled_fusions(const ScheduleState &state, int func, const DecisionPtr &fusion,
+                           const std::vector<bool> &frozen, const ScheduleState *frozen_source, Beam &next);
+  const std::vector<DecisionPtr> &retilings(int kernel);
+  /// Puts `state` into the beam (in place of the last) unless it is there already.
+  void keep_in_beam(const ScheduleState &state, Beam &beam, int beam_size) const;
   double kernel_cost(const ScheduleState &state, int root);
   void kernels_containing(const ScheduleState &state, int func, std::vector<int> &roots) const;
   std::vector<bool> choose_frozen(const ScheduleState &source, double widen);
@@ -78,6 +83,8 @@ private:
   std::vector<std::vector<int>> consumers_;  ///< and of its consumers
   /// standalone_options() per Func, fine [0] and coarse [1], generated once per search.
   std::vector<std::vector<DecisionPtr>> standalone_[2];
+  /// Each Func's root tilings, for re-tiling a kernel when something fuses into it.
+  std::vector<std::vector<DecisionPtr>> retilings_;
   std::vector<int> order_;
   std::mt19937_64 rng_;
   SearchStats stats_;

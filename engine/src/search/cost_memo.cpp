@@ -14,7 +14,7 @@ namespace {
 using Hasher = ContentHash<0x2545f4914f6cdd1dULL>;
 
 // The file format: a magic line, then fixed-size records (key, total milliseconds).
-constexpr char kMagic[] = "hlsched-cost-memo-v2";
+constexpr char kMagic[] = "hlsched-cost-memo-v3";  // a new cost model: a new version
 
 }  // namespace
 
@@ -53,8 +53,10 @@ uint64_t CostMemo::kernel_key(const PipelineDag &dag, const std::vector<uint64_t
   h.add(gpu_name);
   h.add(content[root]);
   h.add(uint64_t(stage));
-  for (const StageTiling &t : state.decisions[root].tilings)
-    for (size_t i = 0; i < t.vars.size(); i++) h.add(uint64_t(t.threads[i] * 1024 + t.serial[i]));
+  for (const StageTiling &t : state.decisions[root].tilings) {
+    for (size_t i = 0; i < t.vars.size(); i++) h.add(uint64_t(t.threads[i] * 1024 + t.serial[i]) * 2 + t.in_thread[i]);
+    h.add(uint64_t(t.single_thread) | uint64_t(t.atomic) << 1 | uint64_t(t.privatized) << 2);
+  }
   // Everything the kernel reaches and how: computed inside (inline/fused) or read from memory.
   std::vector<int> pending = {root};
   std::vector<bool> seen(dag.funcs.size(), false);

@@ -54,8 +54,27 @@ bool inline_is_sensible(const PipelineDag &dag, const FuncNode &f) {
   return pointwise || f.is_boundary_condition || ops <= 6 || calls * ops <= 40;
 }
 
-bool fusion_is_legal(const FuncNode &f) {
-  return !f.is_output && !f.has_extern_definition && f.stages.size() == 1 && !f.stages[0].has_rvars();
+// Every update accumulates into each point in place (`f(x, y) += ...`): its loops other than
+// the reduction's are exactly f's pure variables, in order.
+bool updates_in_place(const FuncNode &f) {
+  for (size_t s = 1; s < f.stages.size(); s++) {
+    std::vector<std::string> pure;
+    for (const LoopDim &loop : f.stages[s].loops) {
+      if (loop.is_rvar) continue;
+      if (!loop.is_pure) return false;
+      pure.push_back(loop.var);
+    }
+    if (pure != f.args) return false;
+  }
+  return true;
+}
+
+bool fusion_is_legal(const FuncNode &f, ComputeLevel level) {
+  if (f.is_output || f.has_extern_definition || f.stages[0].has_rvars()) return false;
+  if (f.stages.size() == 1) return true;
+  // A reduction computed per thread keeps its accumulators in registers through the whole
+  // reduction (register blocking): the thread's points unrolled inside the reduction loops.
+  return level == ComputeLevel::Thread && updates_in_place(f);
 }
 
 // Storage per block or thread is sized from the consumers' index expressions; when those depend
@@ -305,12 +324,13 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
                                          const GpuProfile &gpu, const OptionLimits &limits) {
   const FuncNode &f = dag.funcs[func];
   std::vector<FuncDecision> options;
-  if (limits.coarse || f.has_extern_definition || !fusion_is_legal(f) || !accessed_affinely(dag, f)) return options;
+  if (limits.coarse || f.has_extern_definition || !accessed_affinely(dag, f)) return options;
 
   const int kernel = consuming_kernel(dag, state, func);
   if (kernel < 0 || !kernel_accepts_fusion(dag, state, kernel)) return options;
   const double needed = region_points(f);
   for (ComputeLevel level : {ComputeLevel::Block, ComputeLevel::Thread}) {
+    if (!fusion_is_legal(f, level)) continue;
     if (level == ComputeLevel::Thread && !only_root_consumes(dag, state, func, kernel)) continue;
     ScheduleState trial = state;
     trial.decide(func, FuncDecision{level, kernel, {}});
@@ -319,6 +339,8 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
     bool acceptable = true;
     for (const FusedFunc &fused : km.fused) {
       if (fused.func != func) continue;
+      // Accumulators anywhere but in registers would make each reduction step a memory access.
+      if (f.stages.size() > 1 && !fused.in_registers) acceptable = false;
       const double recompute = fused.points_per_block * km.blocks / std::max(1.0, needed);
       if (recompute > limits.max_recompute) acceptable = false;
       if (level == ComputeLevel::Thread && fused.points_per_block / km.threads_per_block > limits.max_thread_points)

@@ -35,6 +35,7 @@ struct Directive {
     RFactor,         ///< Func at_func = .rfactor(vars[0], vars[1]): the RVar factored out, the
                      ///< new pure Var; at_func names the intermediate Func it returns, whose own
                      ///< FuncSchedule follows. It ends a chain of calls (the stage continues anew).
+    BoundExtent,     ///< f.bound_extent(vars[0], factors[0])
   };
   Kind kind;
   std::vector<std::string> vars;     ///< Halide names of loop variables (Var or RVar)
