@@ -45,15 +45,18 @@ std::string read_file(const std::filesystem::path &path) {
   return text.str();
 }
 
-std::string canonical_temporaries(const std::string &stmt) {
-  static const std::regex temp(R"(\bt[0-9]+\b)");
+std::string canonical_lowered_program(std::string stmt) {
+  static const std::regex kernel_size(R"(cuda_gpu_source_kernels\.buffer\), [0-9]+\))");
+  stmt = std::regex_replace(stmt, kernel_size, "cuda_gpu_source_kernels.buffer), size)");
+  static const std::regex numbered(
+      R"(\bt[0-9]+\b|\b[A-Za-z_][A-Za-z0-9_]*_result(\$[0-9]+)?\b|_kernel_[A-Za-z0-9_]*?___block_id_[xyzw](__[0-9]+)?)");
   std::map<std::string, std::string> renamed;
   std::string out;
   size_t last = 0;
-  for (auto it = std::sregex_iterator(stmt.begin(), stmt.end(), temp); it != std::sregex_iterator(); ++it) {
-    out += stmt.substr(last, it->position() - last);
-    out += renamed.emplace(it->str(), "t_" + std::to_string(renamed.size())).first->second;
-    last = it->position() + it->length();
+  for (auto it = std::sregex_iterator(stmt.begin(), stmt.end(), numbered); it != std::sregex_iterator(); ++it) {
+    out += stmt.substr(last, size_t(it->position()) - last);
+    out += renamed.emplace(it->str(), "n_" + std::to_string(renamed.size())).first->second;
+    last = size_t(it->position() + it->length());
   }
   return out + stmt.substr(last);
 }

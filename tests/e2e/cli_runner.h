@@ -26,9 +26,10 @@ std::filesystem::path scratch_dir(const std::string &name);
 /// Reads a whole file.
 std::string read_file(const std::filesystem::path &path);
 
-/// Lowered programs name their temporaries from a process-wide counter (t1794): renumbers them
-/// by first appearance, so that two processes that did different work before lowering compare
-/// equal.
-std::string canonical_temporaries(const std::string &stmt);
+/// A lowered program with what Halide numbers from process-wide counters renumbered by first
+/// appearance: temporaries (t1794), unique names (halide_device_free_result$9), kernel names
+/// (..._block_id_y__2), and the device code's size, which the kernel names change. Two processes
+/// that did different work before lowering the same schedule give equal texts.
+std::string canonical_lowered_program(std::string stmt);
 
 }  // namespace hlsched::testing

@@ -79,7 +79,7 @@ TEST_CASE("cli: pasted schedules compile, launch kernels and equal the applied s
     INFO(lowered.stderr_text);
     REQUIRE(lowered.exit_code == 0);
     CHECK(stdout_json(lowered)["gpu_kernels"] == result["verified"]["gpu_kernels"]);
-    CHECK(canonical_temporaries(read_file(pasted_stmt)) == canonical_temporaries(read_file(applied_stmt)));
+    CHECK(canonical_lowered_program(read_file(pasted_stmt)) == canonical_lowered_program(read_file(applied_stmt)));
   }
 }
 

@@ -41,7 +41,7 @@ void check_example(const std::string &app) {
                               "-I" + source_path("examples/" + app).string(), pasted.string()});
   INFO(lowered.stderr_text);
   REQUIRE(lowered.exit_code == 0);
-  CHECK(canonical_temporaries(read_file(pasted_stmt)) == canonical_temporaries(read_file(applied_stmt)));
+  CHECK(canonical_lowered_program(read_file(pasted_stmt)) == canonical_lowered_program(read_file(applied_stmt)));
 }
 
 }  // namespace

@@ -305,27 +305,6 @@ private:
   std::vector<Halide::Buffer<>> expected_;
 };
 
-// What Halide numbers from process-wide counters, renumbered by first appearance: temporaries
-// (t1794), unique names (halide_device_free_result, then halide_device_free_result$9), kernel
-// names (..._block_id_y, then ..._block_id_y__2), and the device code's size, which the kernel
-// names change. The copies that lower the applied and the pasted schedule did different work
-// before (drawing the sample), so their counters differ.
-std::string canonical_stmt(std::string stmt) {
-  static const std::regex kernel_size(R"(cuda_gpu_source_kernels\.buffer\), [0-9]+\))");
-  stmt = std::regex_replace(stmt, kernel_size, "cuda_gpu_source_kernels.buffer), size)");
-  static const std::regex numbered(
-      R"(\bt[0-9]+\b|\b[A-Za-z_][A-Za-z0-9_]*_result(\$[0-9]+)?\b|_kernel_[A-Za-z0-9_]*?___block_id_[xyzw](__[0-9]+)?)");
-  std::map<std::string, std::string> renamed;
-  std::string out;
-  size_t last = 0;
-  for (auto it = std::sregex_iterator(stmt.begin(), stmt.end(), numbered); it != std::sregex_iterator(); ++it) {
-    out += stmt.substr(last, size_t(it->position()) - last);
-    out += renamed.emplace(it->str(), "n_" + std::to_string(renamed.size())).first->second;
-    last = size_t(it->position() + it->length());
-  }
-  return out + stmt.substr(last);
-}
-
 // With HLSCHED_PAIRS_VERBOSE set, the wall and CPU time (this process and its children) of each
 // phase, on stderr: what the cost comment at the top is made of.
 class PhaseClock {
@@ -429,7 +408,7 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
           pair_dir / (std::to_string(k) + ".pasted.error"));
       CHECK(pasted_failure == "");
       if (applied_failure.empty() && pasted_failure.empty()) {
-        const bool same = canonical_stmt(read_file(applied_stmt)) == canonical_stmt(read_file(pasted_stmt));
+        const bool same = canonical_lowered_program(read_file(applied_stmt)) == canonical_lowered_program(read_file(pasted_stmt));
         INFO("lowered programs: " << applied_stmt << " " << pasted_stmt);
         CHECK(same);
       }

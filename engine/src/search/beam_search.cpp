@@ -53,7 +53,7 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
   for (size_t s = 0; s < state.decisions[root].tilings.size(); s++) {
     uint64_t key = 0;
     if (options_.memo) {
-      key = memo_.kernel_key(dag_, content_, producers_, state, root, int(s), gpu_.name);
+      key = memo_.kernel_key(content_, producers_, state, root, int(s), gpu_.name);
       if (const double *hit = memo_.find(key)) {
         stats_.memo_hits++;
         total += *hit;

@@ -46,7 +46,7 @@ std::vector<uint64_t> func_content_hashes(const PipelineDag &dag) {
   return hashes;
 }
 
-uint64_t CostMemo::kernel_key(const PipelineDag &dag, const std::vector<uint64_t> &content,
+uint64_t CostMemo::kernel_key(const std::vector<uint64_t> &content,
                               const std::vector<std::vector<int>> &producers, const ScheduleState &state, int root,
                               int stage, const std::string &gpu_name) const {
   Hasher h;
@@ -59,7 +59,7 @@ uint64_t CostMemo::kernel_key(const PipelineDag &dag, const std::vector<uint64_t
   }
   // Everything the kernel reaches and how: computed inside (inline/fused) or read from memory.
   std::vector<int> pending = {root};
-  std::vector<bool> seen(dag.funcs.size(), false);
+  std::vector<bool> seen(content.size(), false);
   seen[root] = true;
   while (!pending.empty()) {
     int c = pending.back();

@@ -22,9 +22,9 @@ std::vector<uint64_t> func_content_hashes(const PipelineDag &dag);
 
 class CostMemo {
 public:
-  /// The key of the kernel computing `stage` of Root Func `root` in `state`. `producers` holds
-  /// the DAG indices of each Func's producers.
-  uint64_t kernel_key(const PipelineDag &dag, const std::vector<uint64_t> &content,
+  /// The key of the kernel computing `stage` of Root Func `root` in `state`: `content` holds each
+  /// Func's content hash (func_content_hashes), `producers` the DAG indices of its producers.
+  uint64_t kernel_key(const std::vector<uint64_t> &content,
                       const std::vector<std::vector<int>> &producers, const ScheduleState &state, int root,
                       int stage, const std::string &gpu_name) const;
 

@@ -339,8 +339,10 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
     bool acceptable = true;
     for (const FusedFunc &fused : km.fused) {
       if (fused.func != func) continue;
-      // Accumulators anywhere but in registers would make each reduction step a memory access.
-      if (f.stages.size() > 1 && !fused.in_registers) acceptable = false;
+      // Per thread means in registers: otherwise Halide gives every thread's copy storage in a
+      // global buffer allocated at each launch (measured 3x slower on interpolate's first stage),
+      // and a reduction's accumulators would go to memory at each step.
+      if (level == ComputeLevel::Thread && !fused.in_registers) acceptable = false;
       const double recompute = fused.points_per_block * km.blocks / std::max(1.0, needed);
       if (recompute > limits.max_recompute) acceptable = false;
       if (level == ComputeLevel::Thread && fused.points_per_block / km.threads_per_block > limits.max_thread_points)
