@@ -256,6 +256,15 @@ private:
   bool in_registers(int c) const {
     const StageTiling &tiling = state_.decisions[root_].tilings.at(stage_);
     if (!root_unrolled(tiling).has_value() || !read_by_translations(c)) return false;
+    // Points per thread along a loop end in a GuardWithIf tail, which clamps the per-thread
+    // region to the kernel's own region: for an output that is its buffer's extent and Halide
+    // bounds the clamp by a constant, but an intermediate's region is whatever its consumers
+    // need, and Halide could not bound it (random pipeline 3044: "Can only unroll for loops
+    // over a constant extent"). So intermediates keep fused Funcs in registers only with one
+    // point per thread.
+    const bool rows_per_thread =
+        std::any_of(tiling.serial.begin(), tiling.serial.end(), [](int64_t s) { return s > 1; });
+    if (rows_per_thread && !dag_.funcs[root_].is_output) return false;
     const std::vector<std::string> loops = root_loops_of(c);
     return std::find(loops.begin(), loops.end(), "*") == loops.end();
   }
