@@ -277,6 +277,15 @@ PchResult ensure_precompiled_halide(const GeneratorBuildOptions &options, const 
     }
     result.build_seconds = seconds_since(start);
   }
+  // The header itself next to its .gch: a second #include "Halide.h" (in a local header, say)
+  // cannot use the precompiled one and must find the real file, which its include guard skips.
+  const fs::path header = directory / "Halide.h";
+  if (!fs::exists(header, ec)) {
+    const fs::path temporary = temporary_sibling(header);
+    fs::create_symlink(halide_dir / "Halide.h", temporary, ec);
+    if (!ec) fs::rename(temporary, header, ec);
+    if (ec) fs::remove(temporary, ec);
+  }
   result.directory = directory;
   result.file = gch;
   return result;

@@ -123,7 +123,7 @@ double BeamSearch::evaluate_child(const ScheduleState &parent, ScheduleState &ch
 }
 
 std::vector<DecisionPtr> BeamSearch::sample(std::vector<DecisionPtr> options) {
-  if (!options_.sampling || !sampling_now_ || options.size() <= 8) return options;
+  if (!options_.sampling || options.size() <= 8) return options;
   std::map<uint64_t, std::vector<DecisionPtr>> groups;
   for (DecisionPtr &d : options) groups[decision_shape(*d)].push_back(std::move(d));
   std::vector<DecisionPtr> picked;
@@ -410,17 +410,6 @@ SearchOutcome BeamSearch::run(const ScheduleState *previous) {
       Beam fine = search_pass(/*coarse=*/false, frozen, &source, options_.beam_size);
       if (!fine.empty() && fine.front().complete() && fine.front().cost_ms < outcome.best.cost_ms)
         outcome.best = fine.front();
-      stats_.passes_completed++;
-    }
-    // A last pass with every Func open and every tiling tried polishes what freezing kept fixed
-    // and what sampling skipped (the frozen Funcs were chosen from the first pass's costs).
-    if (options_.freeze && options_.passes > 0 && !out_of_time()) {
-      const std::vector<bool> open(dag_.funcs.size(), false);
-      sampling_now_ = false;
-      Beam polished = search_pass(/*coarse=*/false, open, &outcome.best, std::max(4, options_.beam_size / 2));
-      sampling_now_ = true;
-      if (!polished.empty() && polished.front().complete() && polished.front().cost_ms < outcome.best.cost_ms)
-        outcome.best = polished.front();
       stats_.passes_completed++;
     }
   }

@@ -87,7 +87,6 @@ private:
   std::vector<std::vector<DecisionPtr>> retilings_;
   std::vector<int> order_;
   std::mt19937_64 rng_;
-  bool sampling_now_ = true;  ///< off for the last pass, which tries every tiling
   SearchStats stats_;
   double deadline_s_ = 0;
 };
