@@ -146,6 +146,18 @@ TEST_CASE("build_generator really uses the precompiled Halide.h", "[generator_bu
   CHECK(outcome.stderr_text.find("! " + build.precompiled_header.string()) != std::string::npos);
 }
 
+TEST_CASE("build_generator accepts Halide.h included twice with the precompiled header", "[generator_build]") {
+  Scratch scratch;
+  scratch.write("helpers.h", "#pragma once\n#include \"Halide.h\"\ninline Halide::Expr twice(Halide::Expr e) { return e * 2; }\n");
+  const auto source = scratch.write("twice_generator.cpp", "#include \"Halide.h\"\n#include \"helpers.h\"\n// " +
+                                                               unique_tag() + "\nHalide::Expr use = twice(1);\n");
+  const auto build = hlsched::build_generator(source, test_options());
+  INFO(describe(build));
+  CHECK(build.ok);
+  if (build.ok) scratch.built.push_back(build.shared_object);
+  CHECK(fs::is_regular_file(build.precompiled_header));
+}
+
 TEST_CASE("build_generator reports compile errors with file line and column", "[generator_build]") {
   Scratch scratch;
   const auto source = scratch.write("broken_generator.cpp",
