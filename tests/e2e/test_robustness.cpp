@@ -7,6 +7,7 @@
 // (4 s search budget, then Halide lowers and compiles 40-50 kernels).
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -71,4 +72,37 @@ TEST_CASE("robustness: scans along x and y, outputs sharing producers", "[e2e][r
   for (const auto &stage : result["stages"])
     if (stage["func"].get<std::string>().rfind("running", 0) == 0 && stage["stage"] == 1) saw_running_update = true;
   CHECK(saw_running_update);
+}
+
+TEST_CASE("robustness: the simple schedule keeps a 4-D grid within the GPU's limits", "[e2e][robustness]") {
+  // Its two innermost loops are tiled; the other two (2048 x 64 = 131072) do not fit one grid
+  // dimension of 65535 blocks: the ones that do not fit run inside each thread.
+  auto dir = scratch_dir("tall_grid");
+  std::ofstream(dir / "tall.cpp") << R"(#include "Halide.h"
+namespace {
+using namespace Halide;
+class Tall : public Generator<Tall> {
+public:
+    Input<Buffer<float, 4>> input{"input"};
+    Output<Buffer<float, 4>> output{"output"};
+    void generate() { output(x, y, z, w) = input(x, y, z, w) * 2.0f; }
+    void schedule() {
+        input.set_estimates({{0, 64}, {0, 64}, {0, 2048}, {0, 64}});
+        output.set_estimates({{0, 64}, {0, 64}, {0, 2048}, {0, 64}});
+    }
+private:
+    Var x{"x"}, y{"y"}, z{"z"}, w{"w"};
+};
+}  // namespace
+HALIDE_REGISTER_GENERATOR(Tall, tall)
+)";
+  auto run = run_hlsched({"schedule", "--json", "--verify", "--strategy", "simple", (dir / "tall.cpp").string()});
+  INFO(run.stderr_text);
+  REQUIRE(run.exit_code == 0);
+  auto result = stdout_json(run);
+  CHECK(result["verified"]["compiled"] == true);
+  const std::string code = result["schedule_code"].get<std::string>();
+  INFO(code);
+  CHECK(code.find("reorder(w, xi, yi, xo, yo, z)") != std::string::npos);  // w runs inside each thread
+  CHECK(code.find("gpu_blocks(z)") != std::string::npos);
 }

@@ -46,10 +46,27 @@ std::vector<Directive> tile_for_gpu(const std::vector<LoopDim> &loops, const std
   tile.tail = Halide::TailStrategy::GuardWithIf;  // correct for any extent, cheap on GPUs
   out.push_back(tile);
 
-  // Remaining parallel loops become one more block dimension (Halide allows three).
-  std::vector<std::string> extra;
-  for (const LoopDim *d : rest)
-    if (d->estimate.extent() > 1) extra.push_back(d->var);
+  // Remaining parallel loops become one more block dimension (Halide allows three), as many as
+  // the grid's limit along it takes; any others run whole inside each thread.
+  std::vector<std::string> extra, in_thread;
+  int64_t grid_z = 1;
+  for (const LoopDim *d : rest) {
+    const int64_t extent = d->estimate.extent();
+    if (extent <= 1) continue;
+    if (grid_z * extent <= kMaxGridBlocksYZ) {
+      extra.push_back(d->var);
+      grid_z *= extent;
+    } else {
+      in_thread.push_back(d->var);
+    }
+  }
+  if (!in_thread.empty()) {  // every loop listed, innermost first: reorder() swaps listed positions
+    std::vector<std::string> order = in_thread;
+    order.insert(order.end(), inner.begin(), inner.end());
+    order.insert(order.end(), outer.begin(), outer.end());
+    order.insert(order.end(), extra.begin(), extra.end());
+    out.push_back(Directive{Directive::Kind::Reorder, order});
+  }
   if (!extra.empty()) {
     std::string fused = extra.front();
     for (size_t i = 1; i < extra.size(); i++) {
