@@ -223,8 +223,9 @@ private:
   std::vector<std::string> root_loops_of(int c, int depth = 0) const {
     const FuncNode &f = dag_.funcs[c];
     if (c == root_) return f.args;
-    std::vector<std::string> loops(f.args.size(), "?");
     if (depth > 64) return std::vector<std::string>(f.args.size(), "*");
+    if (auto known = root_loops_.find(c); known != root_loops_.end()) return known->second;
+    std::vector<std::string> loops(f.args.size(), "?");
     for (const std::string &name : f.consumers) {
       const int consumer = dag_.index_of(name);
       if (consumer < 0 || (consumer != root_ && !computed_here(consumer))) continue;
@@ -247,6 +248,7 @@ private:
     }
     for (std::string &l : loops)
       if (l == "?") l.clear();
+    root_loops_[c] = loops;
     return loops;
   }
 
@@ -281,6 +283,14 @@ private:
   bool read_by_translations(int c, int depth = 0) const {
     if (c == root_) return true;
     if (depth > 64) return false;
+    // Memoized: Funcs inlined into one another can reach the kernel's stage by many paths.
+    if (auto known = translations_.find(c); known != translations_.end()) return known->second;
+    const bool result = reads_are_translations(c, depth);
+    translations_[c] = result;
+    return result;
+  }
+
+  bool reads_are_translations(int c, int depth) const {
     const FuncNode &f = dag_.funcs[c];
     for (const std::string &name : f.consumers) {
       const int consumer = dag_.index_of(name);
@@ -502,6 +512,8 @@ private:
   int root_, stage_;
   std::map<int, double> fused_loads_, bank_conflicts_;
   std::vector<FuncInKernel> per_thread_;  ///< the per-thread propagation, made first
+  mutable std::map<int, bool> translations_;                    ///< read_by_translations()
+  mutable std::map<int, std::vector<std::string>> root_loops_;  ///< root_loops_of()
   double address_ops_per_block_ = 0;
 };
 
