@@ -301,6 +301,9 @@ BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &f
     }
     Beam next;
     for (const ScheduleState &state : beam) {
+      // A step can be long (every state's options, fusions with every tiling of their kernel):
+      // once out of time, the states expanded so far are the step's candidates.
+      if (!hurry && !next.empty() && out_of_time()) break;
       std::vector<DecisionPtr> options = children(state, func, coarse || hurry, frozen, frozen_source, mode);
       for (DecisionPtr &d : options) {
         ScheduleState child = state;
