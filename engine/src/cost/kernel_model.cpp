@@ -98,6 +98,7 @@ public:
     km.blocks = double(tiling.single_thread ? 1 : tiling.blocks());
     km.threads_per_block = double(tiling.single_thread ? 1 : tiling.threads_per_block());
 
+    unrolled_root_ = root_unrolled(tiling);
     per_thread_ = propagate(tiling, /*per_thread=*/true, km);
     std::vector<FuncInKernel> per_block = propagate(tiling, /*per_thread=*/false, km);
     summarize(tiling, per_block, per_thread_, km);
@@ -137,8 +138,7 @@ private:
       for (size_t d = 0; d < root.args.size(); d++)
         if (root.args[d] == tiling.vars[inner]) r.stride = {int(d), 1.0};
 
-    const std::optional<Unrolled> unrolled_root = root_unrolled(tiling);
-    visit_stage(root_, root.stages[stage_], extents, r.evals, unrolled_root ? &*unrolled_root : nullptr, info,
+    visit_stage(root_, root.stages[stage_], extents, r.evals, unrolled_root_ ? &*unrolled_root_ : nullptr, info,
                 per_thread, km);
     for (int c = root_ - 1; c >= 0; c--) {
       if (!info[c].reached) continue;
@@ -257,7 +257,7 @@ private:
   // and it is read at translations of them.
   bool in_registers(int c) const {
     const StageTiling &tiling = state_.decisions[root_].tilings.at(stage_);
-    if (!root_unrolled(tiling).has_value() || !read_by_translations(c)) return false;
+    if (!unrolled_root_.has_value() || !read_by_translations(c)) return false;
     // Points per thread along a loop end in a GuardWithIf tail, which clamps the per-thread
     // region to the kernel's own region: for an output that is its buffer's extent and Halide
     // bounds the clamp by a constant, but an intermediate's region is whatever its consumers
@@ -511,6 +511,7 @@ private:
   const GpuProfile &gpu_;
   int root_, stage_;
   std::map<int, double> fused_loads_, bank_conflicts_;
+  std::optional<Unrolled> unrolled_root_;  ///< root_unrolled() of the kernel's tiling, made first
   std::vector<FuncInKernel> per_thread_;  ///< the per-thread propagation, made first
   mutable std::map<int, bool> translations_;                    ///< read_by_translations()
   mutable std::map<int, std::vector<std::string>> root_loops_;  ///< root_loops_of()

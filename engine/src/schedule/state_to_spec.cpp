@@ -292,22 +292,18 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
       const bool per_block = d.level == ComputeLevel::Block;
       stage.directives.push_back(Directive{Kind::ComputeAt, {per_block ? at.innermost_block : at.innermost_thread}, {},
                                            Halide::TailStrategy::Auto, dag.funcs[d.kernel_root].name});
+      // What the kernel model's propagation says of this Func in its kernel: the region it covers
+      // per block or thread, and whether it lives in registers.
+      if (!kernel_of_root.count(d.kernel_root))
+        kernel_of_root.emplace(d.kernel_root, build_kernel_model(dag, state, d.kernel_root, 0, gpu));
+      const FusedFunc *fused = nullptr;
+      for (const FusedFunc &candidate : kernel_of_root.at(d.kernel_root).fused)
+        if (candidate.func == f) fused = &candidate;
       if (per_block) {
-        if (!kernel_of_root.count(d.kernel_root))
-          kernel_of_root.emplace(d.kernel_root, build_kernel_model(dag, state, d.kernel_root, 0, gpu));
-        // The region this Func covers per block, from the kernel model's propagation.
-        std::vector<double> box;
-        for (const FusedFunc &fused : kernel_of_root.at(d.kernel_root).fused)
-          if (fused.func == f) box = fused.box;
-        schedule_block_fused(func, state.decisions[d.kernel_root].tilings[0], box, gpu,
-                             block_shape_of_root[d.kernel_root], stage);
+        schedule_block_fused(func, state.decisions[d.kernel_root].tilings[0], fused ? fused->box : std::vector<double>{},
+                             gpu, block_shape_of_root[d.kernel_root], stage);
         fs.stages.push_back(stage);
       } else {
-        if (!kernel_of_root.count(d.kernel_root))
-          kernel_of_root.emplace(d.kernel_root, build_kernel_model(dag, state, d.kernel_root, 0, gpu));
-        const FusedFunc *fused = nullptr;
-        for (const FusedFunc &candidate : kernel_of_root.at(d.kernel_root).fused)
-          if (candidate.func == f) fused = &candidate;
         if (fused && fused->in_registers)
           fs.stages = schedule_thread_fused(func, *fused, at.fused_block_loops, stage);
         else fs.stages.push_back(stage);
