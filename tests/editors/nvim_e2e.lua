@@ -66,15 +66,21 @@ local function run()
     return false
   end, 120000)
 
-  -- 2. Hover blur_x (line 17 of blur_generator.cpp: "        blur_x(x, y) = ...").
-  local replies = vim.lsp.buf_request_sync(buf, 'textDocument/hover',
-    { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = 16, character = 10 } }, 30000)
-  local hover = ''
-  for _, r in pairs(replies or {}) do
-    if r.result and r.result.contents then hover = r.result.contents.value or '' end
+  -- 2. Hover blur_x and output (lines 17 and 18 of blur_generator.cpp: "        blur_x(x, y) = ...").
+  local function hover_at(line)
+    local replies = vim.lsp.buf_request_sync(buf, 'textDocument/hover',
+      { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = line, character = 10 } }, 30000)
+    for _, r in pairs(replies or {}) do
+      if r.result and r.result.contents then return r.result.contents.value or '' end
+    end
+    return ''
   end
-  check(hover:find('**blur_x**', 1, true) ~= nil, 'hover on blur_x: ' .. hover)
-  check(hover:find('predicted', 1, true) ~= nil, 'hover has no prediction: ' .. hover)
+  local on_blur_x = hover_at(16)
+  check(on_blur_x:find('**blur_x**', 1, true) ~= nil, 'hover on blur_x: ' .. on_blur_x)
+  check(on_blur_x:find('Suggested schedule:', 1, true) ~= nil, 'hover on blur_x has no schedule: ' .. on_blur_x)
+  local on_output = hover_at(17)
+  check(on_output:find('**output** — predicted', 1, true) ~= nil, 'hover on output: ' .. on_output)
+  write_lines('nvim_hover_output.md', vim.split(on_output, '\n', { plain = true }))
 
   -- 3. Virtual text: the generator's predicted time on its class line (line 8).
   wait_for('virtual text', function()
@@ -88,10 +94,11 @@ local function run()
   vim.cmd('HlschedCosts')
   wait_for(':HlschedCosts', function()
     local b = vim.fn.bufnr('hlsched://costs')
-    return b ~= -1 and buffer_text(b):find('| output', 1, true) ~= nil
+    return b ~= -1 and vim.api.nvim_buf_line_count(b) > 4
   end, 60000)
   local costs = vim.api.nvim_buf_get_lines(vim.fn.bufnr('hlsched://costs'), 0, -1, false)
   check(costs[3]:find('^Func') ~= nil, 'costs header: ' .. vim.inspect(costs))
+  check(buffer_text(vim.fn.bufnr('hlsched://costs')):find('\noutput +| 0 +| ') ~= nil, 'no row for output: ' .. vim.inspect(costs))
   check(costs[1]:find('predicted for blur on h200', 1, true) ~= nil, 'costs title: ' .. costs[1])
   write_lines('nvim_costs.txt', costs)
 

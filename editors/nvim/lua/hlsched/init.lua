@@ -130,12 +130,22 @@ local function init_options()
   return options
 end
 
+-- Neovim's own capabilities, plus: we handle workspace/codeLens/refresh (the server then tells us
+-- when lenses change because an analysis or the source index landed; 0.7 does not say so itself).
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.workspace = caps.workspace or {}
+  caps.workspace.codeLens = { refreshSupport = true }
+  return caps
+end
+
 local function start()
   if client() then return client_id end
   client_id = vim.lsp.start_client({
     name = 'hlsched',
     cmd = server_cmd(),
     root_dir = vim.fn.getcwd(),
+    capabilities = capabilities(),
     init_options = init_options(),
     handlers = handlers,
     on_exit = function(code)
