@@ -300,6 +300,21 @@ PredictionMetrics evaluate_cost_model(const TrainingSet &set, const std::string 
   return metrics_of(pointers(groups), &w);
 }
 
+std::vector<double> predict_kernels_ms(const std::string &weights_text, const std::vector<KernelRow> &kernels) {
+  std::vector<double> ms;
+  if (weights_text.empty()) {
+    for (const KernelRow &k : kernels) ms.push_back(k.hand_ms);
+    return ms;
+  }
+  const CostModelWeights w = CostModelWeights::parse(weights_text);
+  for (const KernelRow &k : kernels) ms.push_back(forward(w, features_of_row(k)).predicted_ms);
+  return ms;
+}
+
+std::string reserialize_weights(const std::string &weights_text) {
+  return CostModelWeights::parse(weights_text).to_text();
+}
+
 std::string initial_weights_text(uint64_t seed, const std::string &gpu) {
   CostModelWeights w = CostModelWeights::initial(seed);
   w.gpu = gpu;

@@ -104,6 +104,13 @@ TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options
 /// Metrics of weights (text; empty: the hand model) on all of `set`.
 PredictionMetrics evaluate_cost_model(const TrainingSet &set, const std::string &weights_text);
 
+/// Each kernel's predicted ms under weights (text; empty: the hand model).
+std::vector<double> predict_kernels_ms(const std::string &weights_text, const std::vector<KernelRow> &kernels);
+
+/// Weights text parsed and written again (a round trip gives the same text). Throws
+/// std::runtime_error for malformed weights.
+std::string reserialize_weights(const std::string &weights_text);
+
 /// The untrained weights text (reproduces the hand model), for `gpu`.
 std::string initial_weights_text(uint64_t seed, const std::string &gpu);
 
