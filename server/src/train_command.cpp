@@ -74,12 +74,13 @@ const json &field(const json &j, const char *key) {
 // (a manual schedule cannot be featurized).
 json schedule_ref(const json &record) {
   const json &schedule = field(record, "schedule");
+  json ref = json::object();
   const json &decisions = field(schedule, "decisions");
-  if (decisions.is_string() && !decisions.get<std::string>().empty()) return {{"state", decisions}};
+  if (decisions.is_string() && !decisions.get<std::string>().empty()) ref["state"] = decisions;
   const json &sample = field(schedule, "sample");
   if (field(sample, "walk").is_number_integer() && field(sample, "seed").is_number_integer())
-    return {{"sample_seed", sample["seed"]}, {"sample_index", sample["walk"]}};
-  return nullptr;
+    ref.update({{"sample_seed", sample["seed"]}, {"sample_index", sample["walk"]}});
+  return ref.empty() ? json() : ref;
 }
 
 // The generator source of a record's pipeline: an example's file, or a random pipeline's text
@@ -235,12 +236,18 @@ CLI::App *TrainCommand::add_to(CLI::App &app) {
   cmd->add_option("--validation-one-in", r.train.validation_one_in,
                   "Hold out pipelines whose id hashes to 0 modulo this (0: none)");
   cmd->add_flag("--json", r.json, "Print the report as JSON");
+  cmd->add_flag("--untrained", r.untrained, "Write untrained weights (they predict what the hand model does) to --out");
   return cmd;
 }
 
 int TrainCommand::run() const {
   TrainRequest r = request_;
   r.train.gpu = r.gpu;
+  if (r.untrained) {
+    if (r.out.empty()) throw std::invalid_argument("train --untrained: give --out");
+    std::ofstream(r.out) << initial_weights_text(r.train.seed, r.gpu);
+    return 0;
+  }
   if (r.data.empty() == r.features.empty()) throw std::invalid_argument("train: give --data or --features (one of them)");
   if (r.out.empty() && r.dump_features.empty()) throw std::invalid_argument("train: nothing to do without --out or --dump-features");
   const TrainingSet set = r.features.empty() ? featurize_dataset(r) : parse_training_set(read_file(r.features));

@@ -33,6 +33,7 @@ struct TrainRequest {
   std::string gpu = "h200";
   double timeout_s = 120;         ///< per pipeline's featurization
   bool json = false;
+  bool untrained = false;         ///< write the untrained weights (the hand model) and stop
   TrainOptions train;
 };
 

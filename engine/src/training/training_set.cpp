@@ -146,12 +146,12 @@ std::vector<ScheduleRow> featurize_schedules(const PipelineDag &dag, const Autos
   BeamSearch search(dag, gpu, walk, memo);
   std::vector<ScheduleRow> rows;
   for (const ScheduleRef &ref : schedules) {
+    // The saved state first (exact whatever the search space became), else the random walk.
     ScheduleState state(dag);
-    if (ref.sample_index >= 0) {
+    if (!ref.state_text.empty()) state = state_from_text(dag, ref.state_text);
+    if (!state.complete() && ref.sample_index >= 0) {
       std::mt19937_64 rng = BeamSearch::sample_rng(ref.sample_seed, ref.sample_index);
       state = search.random_walk(rng);
-    } else {
-      state = state_from_text(dag, ref.state_text);
     }
     ScheduleRow row;
     if (state.complete()) {

@@ -55,12 +55,13 @@ std::string training_set_to_text(const TrainingSet &set);
 /// Throws std::runtime_error for a malformed text or one made with another feature version.
 TrainingSet parse_training_set(const std::string &text);
 
-/// Which schedule of a pipeline: a random-walk sample (sample_schedules' (seed, index)) or the
-/// text of a saved search state (WarmStart::save, "hlsched-warm-start-v1 ...").
+/// Which schedule of a pipeline: the text of a saved search state (WarmStart::save,
+/// "hlsched-warm-start-v1 ..."), else (or when that no longer matches) a random-walk sample
+/// (sample_schedules' (seed, index)).
 struct ScheduleRef {
   uint64_t sample_seed = 0;
   int sample_index = -1;    ///< >= 0: a sample
-  std::string state_text;   ///< else: a saved state
+  std::string state_text;
 };
 
 /// The rows of each schedule (empty kernels: it could not be rebuilt, e.g. the schedule space
