@@ -14,6 +14,7 @@
 #include "lsp/serve_command.h"
 #include "random_pipeline.h"
 #include "result_json.h"
+#include "rpc_command.h"
 #include "search_options_cli.h"
 #include "text_report.h"
 #include "train_command.h"
@@ -248,6 +249,8 @@ int main(int argc, char **argv) {
   CLI::App *bench = bench_command.add_to(app);
   hlsched::server::bench::ReportCommand report_command;
   CLI::App *report = report_command.add_to(app);
+  hlsched::server::RpcCommand rpc_command;
+  CLI::App *rpc = rpc_command.add_to(app);
 
   hlsched::server::lsp::ServeOptions serve_options;
   CLI::App *serve = app.add_subcommand("serve", "Run the language server: LSP over stdio, or over TCP with --listen");
@@ -291,6 +294,7 @@ int main(int argc, char **argv) {
     if (*random) return run_random_pipeline(random_options, random_output);
     if (*bench) return bench_command.run();
     if (*report) return report_command.run();
+    if (*rpc) return rpc_command.run();
     if (*worker) {
       for (const auto &p : worker_params) worker_request.params.insert(hlsched::server::parse_param(p));
       return hlsched::server::run_worker_task(worker_request);

@@ -122,6 +122,12 @@ DocumentAnalysis run_document_analysis(const AnalysisJob &job) {
   DocumentAnalysis analysis;
   analysis.snapshot = job.snapshot;
   analysis.settings = job.settings;
+  if (!job.settings.trusted) {  // nothing of the user's is compiled or run
+    analysis.outcome.status = AnalysisOutcome::Status::UserError;
+    analysis.outcome.error_kind = "untrusted";
+    analysis.outcome.message = kUntrustedMessage;
+    return analysis;
+  }
 
   // The work folder holds the search memo whether or not an unsaved copy goes there too.
   std::error_code ec;

@@ -104,6 +104,8 @@ std::vector<std::string> apply_settings(const json &input, ServerSettings &setti
       updated.compile_flags.clear();
       for (std::size_t i = 0; i < value.size(); i++)
         updated.compile_flags.push_back(get_string(value[i], ("compile_flags[" + std::to_string(i) + "]").c_str()));
+    } else if (key == "trusted") {
+      updated.trusted = get_bool(value, "trusted");
     } else if (key == "debounce_ms") {
       updated.debounce.delay = std::chrono::milliseconds(get_count(value, "debounce_ms"));
     } else {
@@ -131,7 +133,8 @@ json settings_to_json(const ServerSettings &s) {
           {"generator", s.generator},
           {"params", s.params},
           {"compile_flags", s.compile_flags},
-          {"debounce_ms", s.debounce.delay.count()}};
+          {"debounce_ms", s.debounce.delay.count()},
+          {"trusted", s.trusted}};
 }
 
 }  // namespace hlsched::server::lsp
