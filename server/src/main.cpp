@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "bench/bench_command.h"
+#include "dataset/dataset_command.h"
 #include "generator_analysis.h"
 #include "hlsched/engine/gpu_profile.h"
 #include "logging.h"
@@ -228,6 +229,9 @@ int main(int argc, char **argv) {
   hlsched::server::bench::ReportCommand report_command;
   CLI::App *report = report_command.add_to(app);
 
+  hlsched::dataset::DatasetCommand dataset_command;
+  CLI::App *dataset = dataset_command.add_to(app);
+
   hlsched::server::lsp::ServeOptions serve_options;
   CLI::App *serve = app.add_subcommand("serve", "Run the language server: LSP over stdio, or over TCP with --listen");
   serve_options.add_to(serve);
@@ -249,6 +253,7 @@ int main(int argc, char **argv) {
   worker->add_option("--schedule", worker_request.schedule_path);
   worker->add_option("--count", worker_request.sample_count);
   worker->add_option("--sample-seed", worker_request.sample_seed);
+  worker->add_option("--sample-first", worker_request.sample_first);
 
   try {
     app.parse(argc, argv);
@@ -268,6 +273,7 @@ int main(int argc, char **argv) {
     if (*random) return run_random_pipeline(random_options, random_output);
     if (*bench) return bench_command.run();
     if (*report) return report_command.run();
+    if (*dataset) return dataset_command.run();
     if (*worker) {
       for (const auto &p : worker_params) worker_request.params.insert(hlsched::server::parse_param(p));
       return hlsched::server::run_worker_task(worker_request);
