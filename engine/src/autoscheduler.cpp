@@ -143,6 +143,7 @@ ScheduleResult result_for_state(const PipelineDag &dag, const ScheduleState &sta
   };
   set_target_for_buffer_sizes(dag, gpu, result);
   result.schedule_code = emit_schedule_source(result.schedule, EmitContext::GeneratorSchedule);
+  result.decisions = WarmStart::from_state(dag, state, 0).to_text();
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "bench/bench_command.h"
+#include "dataset/dataset_command.h"
 #include "generator_analysis.h"
 #include "hlsched/engine/gpu_profile.h"
 #include "logging.h"
@@ -252,6 +253,9 @@ int main(int argc, char **argv) {
   hlsched::server::RpcCommand rpc_command;
   CLI::App *rpc = rpc_command.add_to(app);
 
+  hlsched::dataset::DatasetCommand dataset_command;
+  CLI::App *dataset = dataset_command.add_to(app);
+
   hlsched::server::lsp::ServeOptions serve_options;
   CLI::App *serve = app.add_subcommand("serve", "Run the language server: LSP over stdio, or over TCP with --listen");
   serve_options.add_to(serve);
@@ -273,6 +277,7 @@ int main(int argc, char **argv) {
   worker->add_option("--schedule", worker_request.schedule_path);
   worker->add_option("--count", worker_request.sample_count);
   worker->add_option("--sample-seed", worker_request.sample_seed);
+  worker->add_option("--sample-first", worker_request.sample_first);
 
   try {
     app.parse(argc, argv);
@@ -295,6 +300,7 @@ int main(int argc, char **argv) {
     if (*bench) return bench_command.run();
     if (*report) return report_command.run();
     if (*rpc) return rpc_command.run();
+    if (*dataset) return dataset_command.run();
     if (*worker) {
       for (const auto &p : worker_params) worker_request.params.insert(hlsched::server::parse_param(p));
       return hlsched::server::run_worker_task(worker_request);

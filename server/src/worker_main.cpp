@@ -93,11 +93,15 @@ json run_task(const WorkerRequest &request) {
     AutoschedulerOptions options = request.search;
     options.gpu_profile = request.gpu_profile;
     json samples = json::array();
-    for (const ScheduleResult &r : sample_schedules(inst.pipeline, dag, options, request.sample_count, request.sample_seed)) {
-      json entry = to_json(r);
-      entry.erase("search");
-      samples.push_back(entry);
-    }
+    // One walk at a time, to say which walk each sample is: walks that end without a complete
+    // schedule are left out, and the plugin's sample=I names the walk, not the position here.
+    for (int walk = request.sample_first; walk < request.sample_first + request.sample_count; walk++)
+      for (const ScheduleResult &r : sample_schedules(inst.pipeline, dag, options, 1, request.sample_seed, walk)) {
+        json entry = to_json(r);
+        entry.erase("search");
+        entry["walk"] = walk;
+        samples.push_back(entry);
+      }
     return {{"generator", name}, {"seed", request.sample_seed}, {"samples", samples}};
   }
   if (request.task == "featurize") {

@@ -70,6 +70,9 @@ struct ScheduleResult {
   std::string gpu_profile;
   std::string cost_model;     ///< how predictions were made, for the user
   SearchStats search;
+  /// The search state's decisions in the warm-start text format (search/warm_start.h), for
+  /// datasets that re-featurize a schedule later; empty for the simple strategy.
+  std::string decisions;
 };
 
 /// Schedules the pipeline for the GPU. Does not modify the pipeline (see apply_schedule).
