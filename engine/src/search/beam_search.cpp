@@ -33,7 +33,8 @@ uint64_t decision_shape(const FuncDecision &d) {
 }  // namespace
 
 BeamSearch::BeamSearch(const PipelineDag &dag, const GpuProfile &gpu, const AutoschedulerOptions &options, CostMemo &memo)
-    : dag_(dag), gpu_(gpu), options_(options), memo_(memo), content_(func_content_hashes(dag)),
+    : dag_(dag), gpu_(gpu), options_(options), memo_(memo), model_(select_cost_model(options)),
+      memo_tag_(gpu.name + (model_ ? "/learned/" + model_->fingerprint() : "")), content_(func_content_hashes(dag)),
       order_(ScheduleState::decision_order(dag)), rng_(options.seed) {
   producers_.resize(dag.funcs.size());
   consumers_.resize(dag.funcs.size());
@@ -53,7 +54,7 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
   for (size_t s = 0; s < state.decisions[root].tilings.size(); s++) {
     uint64_t key = 0;
     if (options_.memo) {
-      key = memo_.kernel_key(content_, producers_, state, root, int(s), gpu_.name);
+      key = memo_.kernel_key(content_, producers_, state, root, int(s), memo_tag_);
       if (const double *hit = memo_.find(key)) {
         stats_.memo_hits++;
         total += *hit;
@@ -63,7 +64,7 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
     KernelModel km = build_kernel_model(dag_, state, root, int(s), gpu_);
     stats_.kernels_costed++;
     KernelCost cost;
-    if (km.valid) cost = cost_of_kernel(km, gpu_);
+    if (km.valid) cost = predict_kernel_cost(model_.get(), dag_, state, km, gpu_);
     else cost.total_ms = kInvalid;
     if (options_.memo) memo_.insert(key, cost.total_ms);
     total += cost.total_ms;

@@ -1,6 +1,7 @@
 #include "search/warm_start.h"
 
 #include <fstream>
+#include <sstream>
 
 #include "search/content_hash.h"
 #include "util/replace_file.h"
@@ -62,8 +63,17 @@ WarmStart::Match WarmStart::match(const PipelineDag &dag, uint64_t options_key) 
 }
 
 bool WarmStart::load(const std::string &path) {
-  entries_.clear();
   std::ifstream in(path);
+  return read(in);
+}
+
+bool WarmStart::from_text(const std::string &text) {
+  std::istringstream in(text);
+  return read(in);
+}
+
+bool WarmStart::read(std::istream &in) {
+  entries_.clear();
   std::string magic;
   size_t count = 0;
   if (!(in >> magic) || magic != kMagic || !(in >> options_key_ >> count)) return false;
@@ -103,20 +113,28 @@ bool WarmStart::load(const std::string &path) {
 }
 
 void WarmStart::save(const std::string &path) const {
-  replace_file(path, std::ios::out, [&](std::ostream &out) {
-    out << kMagic << "\n" << options_key_ << " " << entries_.size() << "\n";
-    for (const auto &[name, e] : entries_) {
-      out << name << " " << e.local_hash << " " << int(e.decision.level) << " "
-          << (e.kernel_root.empty() ? "-" : e.kernel_root) << " " << e.decision.tilings.size();
-      for (const StageTiling &t : e.decision.tilings) {
-        out << "  " << t.single_thread << " " << int(t.atomic) + int(t.privatized) << " " << t.vars.size();
-        for (size_t v = 0; v < t.vars.size(); v++)
-          out << " " << t.vars[v] << " " << t.extents[v] << " " << t.threads[v] << " " << t.serial[v] << " "
-              << t.in_thread[v];
-      }
-      out << "\n";
+  replace_file(path, std::ios::out, [&](std::ostream &out) { write(out); });
+}
+
+std::string WarmStart::to_text() const {
+  std::ostringstream out;
+  write(out);
+  return out.str();
+}
+
+void WarmStart::write(std::ostream &out) const {
+  out << kMagic << "\n" << options_key_ << " " << entries_.size() << "\n";
+  for (const auto &[name, e] : entries_) {
+    out << name << " " << e.local_hash << " " << int(e.decision.level) << " "
+        << (e.kernel_root.empty() ? "-" : e.kernel_root) << " " << e.decision.tilings.size();
+    for (const StageTiling &t : e.decision.tilings) {
+      out << "  " << t.single_thread << " " << int(t.atomic) + int(t.privatized) << " " << t.vars.size();
+      for (size_t v = 0; v < t.vars.size(); v++)
+        out << " " << t.vars[v] << " " << t.extents[v] << " " << t.threads[v] << " " << t.serial[v] << " "
+            << t.in_thread[v];
     }
-  });
+    out << "\n";
+  }
 }
 
 }  // namespace hlsched
