@@ -21,10 +21,13 @@ packages=(
   zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libffi-dev  # LLVM's CMake config wants these
   libpng-dev libjpeg-dev       # Halide's image_io in the examples' tests
   xz-utils
-  neovim                       # the Neovim plugin's end-to-end test (editors/nvim)
 )
-# The VS Code extension builds with Node and npm: Debian's, unless a Node is installed already.
-command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+# The editor clients' builds and tests (editors/): not needed by the main job (--main).
+if [[ "${1:-}" != "--main" ]]; then
+  packages+=(neovim)  # the Neovim plugin's end-to-end test
+  # The VS Code extension builds with Node and npm: Debian's, unless a Node is installed already.
+  command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
