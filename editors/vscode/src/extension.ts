@@ -9,13 +9,18 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind } f
 import { stageCostsHtml, StageCosts } from './costsView';
 import { isHalideGenerator } from './generator';
 import { needsRestart, serverCommand, serverSettings } from './settings';
-import { AnalysisFinished, analyzingStatus, finishedStatus, StatusView, UNTRUSTED_STATUS } from './status';
+import {
+  AnalysisFinished, analyzingStatus, finishedStatus, progressStatus, StatusView, UNTRUSTED_STATUS, WorkDoneProgressValue,
+} from './status';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let statusItem: vscode.StatusBarItem;
 const lastAnalysis = new Map<string, AnalysisFinished>();
 const analyzing = new Set<string>();
+// The server's latest work-done progress (its reports name the phase, not the document).
+let latestProgress: StatusView | undefined;
+const progressTitles = new Map<string | number, string>();
 
 function configuration() {
   return vscode.workspace.getConfiguration('hlsched');
@@ -33,7 +38,7 @@ function refreshStatus() {
   const document = vscode.window.activeTextEditor?.document;
   if (!document || !client) return statusItem.hide();
   const uri = document.uri.toString();
-  if (analyzing.has(uri)) return showStatus(analyzingStatus(path.basename(document.fileName)));
+  if (analyzing.has(uri)) return showStatus(latestProgress ?? analyzingStatus(path.basename(document.fileName)));
   const last = lastAnalysis.get(uri);
   if (last) showStatus(finishedStatus(last));
   else statusItem.hide();
@@ -71,6 +76,15 @@ function clientOptions(): LanguageClientOptions {
       didClose: (document, next) => {
         if (!sentToServer.delete(document.uri.toString())) return Promise.resolve();
         return next(document);
+      },
+      // VS Code shows the progress itself too; the status bar item names the phase.
+      handleWorkDoneProgress: (token, params, next) => {
+        next(token, params);
+        const value = params as WorkDoneProgressValue;
+        if (value.kind === 'begin' && value.title) progressTitles.set(token, value.title);
+        latestProgress = progressStatus(value, progressTitles.get(token));
+        if (value.kind === 'end') progressTitles.delete(token);
+        refreshStatus();
       },
     },
   };

@@ -48,3 +48,22 @@ export function finishedStatus(event: AnalysisFinished): StatusView {
   if (event.error_kind === 'untrusted') return UNTRUSTED_STATUS;
   return { text: `$(warning) hlsched: ${event.status.replace(/_/g, ' ')}`, tooltip: event.message ?? event.status };
 }
+
+/** The value of a $/progress notification (LSP work-done progress). */
+export interface WorkDoneProgressValue {
+  kind: 'begin' | 'report' | 'end';
+  title?: string;
+  message?: string;
+  percentage?: number;
+}
+
+/**
+ * The status bar while the server works: its progress message ("building the generator",
+ * "searching for a schedule") under the begin's title ("hlsched: blur_generator.cpp").
+ * Undefined at the end: the analysis's result replaces it.
+ */
+export function progressStatus(value: WorkDoneProgressValue, title: string | undefined): StatusView | undefined {
+  if (value.kind === 'end') return undefined;
+  const message = value.message ?? 'working';
+  return { text: `$(sync~spin) hlsched: ${message}`, tooltip: `${value.title ?? title ?? 'hlsched'}: ${message}` };
+}

@@ -12,7 +12,7 @@ import { createMessageConnection, MessageConnection, StreamMessageReader, Stream
 import { escapeHtml, stageCostsHtml, StageCosts, termNames } from '../src/costsView';
 import { isHalideGenerator } from '../src/generator';
 import { needsRestart, serverCommand, serverSettings, SERVER_SETTING_NAMES } from '../src/settings';
-import { AnalysisFinished, finishedStatus } from '../src/status';
+import { AnalysisFinished, finishedStatus, progressStatus, WorkDoneProgressValue } from '../src/status';
 
 const repo = path.resolve(__dirname, '../../../..');
 const binary = process.env.HLSCHED_BINARY ?? path.join(repo, 'build/bin/hlsched');
@@ -34,6 +34,8 @@ class Server {
   readonly process: ChildProcess;
   readonly connection: MessageConnection;
   private readonly finished: AnalysisFinished[] = [];
+  /** Status bar texts that the server's $/progress would show, in order. */
+  readonly progressTexts: string[] = [];
   private readonly waiters: Array<() => void> = [];
 
   constructor() {
@@ -44,6 +46,11 @@ class Server {
     this.connection.onNotification('hlsched/analysisFinished', (event: AnalysisFinished) => {
       this.finished.push(event);
       this.waiters.splice(0).forEach((wake) => wake());
+    });
+    this.connection.onRequest('window/workDoneProgress/create', () => null);
+    this.connection.onNotification('$/progress', (params: { token: string | number; value: WorkDoneProgressValue }) => {
+      const view = progressStatus(params.value, undefined);
+      if (view) this.progressTexts.push(view.text);
     });
     this.connection.listen();
   }
@@ -128,7 +135,8 @@ test('against the real daemon: settings, analysis, status bar, stage-costs view'
   try {
     const settings = serverSettings(configuration({ time_budget_s: 2, gpu_profile: 'a100' }), true);
     const init: any = await server.connection.sendRequest('initialize', {
-      processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: settings,
+      processId: process.pid, rootUri: null, capabilities: { window: { workDoneProgress: true } },
+      initializationOptions: settings,
     });
     server.connection.sendNotification('initialized', {});
     // The server took every setting under the name the extension sent it by.
@@ -138,6 +146,8 @@ test('against the real daemon: settings, analysis, status bar, stage-costs view'
     const uri = server.open(copyExample('blur_generator.cpp'));
     const event = await server.analysis(uri);
     assert.equal(event.status, 'ok', JSON.stringify(event));
+    // The status bar's progress, from the server's own $/progress (sent before analysisFinished).
+    assert.ok(server.progressTexts.includes('$(sync~spin) hlsched: building the generator'), server.progressTexts.join(' / '));
     const status = finishedStatus(event);
     assert.match(status.text, /^\$\(dashboard\) hlsched: [0-9.]+ (ms|us)$/);
 
