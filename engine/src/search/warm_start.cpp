@@ -1,6 +1,11 @@
 #include "search/warm_start.h"
 
+#include <xxhash.h>
+
+#include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include "search/content_hash.h"
 #include "util/replace_file.h"
@@ -12,7 +17,8 @@ namespace {
 using Hasher = ContentHash<0x6a09e667f3bcc908ULL>;
 
 // Whitespace-separated tokens: Halide names contain no spaces. One Func per line.
-constexpr char kMagic[] = "hlsched-warm-start-v1";
+// The last line is "checksum <XXH3-64 of the lines before, hex>".
+constexpr char kMagic[] = "hlsched-warm-start-v2";
 
 }  // namespace
 
@@ -61,9 +67,35 @@ WarmStart::Match WarmStart::match(const PipelineDag &dag, uint64_t options_key) 
   return m;
 }
 
+namespace {
+
+constexpr char kChecksumLabel[] = "checksum ";
+
+std::string checksum_line(const std::string &body) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(body.data(), body.size())));
+  return std::string(kChecksumLabel) + hex + "\n";
+}
+
+// The file's body when its last line is the checksum of everything before it; false for a
+// truncated, partly overwritten or foreign file.
+bool checked_body(const std::string &path, std::string &body) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return false;
+  const std::string contents((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const size_t line_size = sizeof kChecksumLabel - 1 + 16 + 1;
+  if (contents.size() < line_size) return false;
+  body = contents.substr(0, contents.size() - line_size);
+  return contents.compare(body.size(), line_size, checksum_line(body)) == 0;
+}
+
+}  // namespace
+
 bool WarmStart::load(const std::string &path) {
   entries_.clear();
-  std::ifstream in(path);
+  std::string body;
+  if (!checked_body(path, body)) return false;
+  std::istringstream in(body);
   std::string magic;
   size_t count = 0;
   if (!(in >> magic) || magic != kMagic || !(in >> options_key_ >> count)) return false;
@@ -102,8 +134,9 @@ bool WarmStart::load(const std::string &path) {
   return true;
 }
 
-void WarmStart::save(const std::string &path) const {
-  replace_file(path, std::ios::out, [&](std::ostream &out) {
+bool WarmStart::save(const std::string &path) const {
+  std::ostringstream out;
+  {
     out << kMagic << "\n" << options_key_ << " " << entries_.size() << "\n";
     for (const auto &[name, e] : entries_) {
       out << name << " " << e.local_hash << " " << int(e.decision.level) << " "
@@ -116,7 +149,9 @@ void WarmStart::save(const std::string &path) const {
       }
       out << "\n";
     }
-  });
+  }
+  const std::string body = out.str();
+  return replace_file(path, std::ios::binary, [&](std::ostream &file) { file << body << checksum_line(body); });
 }
 
 }  // namespace hlsched
