@@ -14,7 +14,7 @@ namespace {
 using Hasher = ContentHash<0x2545f4914f6cdd1dULL>;
 
 // The file format: a magic line, then fixed-size records (key, total milliseconds).
-constexpr char kMagic[] = "hlsched-cost-memo-v3";  // a new cost model: a new version
+constexpr char kMagic[] = "hlsched-cost-memo-v4";  // a new cost model: a new version
 
 }  // namespace
 

@@ -66,7 +66,13 @@ struct ScheduleResult {
   std::string gpu_profile;
   std::string cost_model;     ///< how predictions were made, for the user
   SearchStats search;
+  /// The schedule-space constructs it uses ("fused per block", "2-D points per thread"...; the
+  /// table in docs/ARCHITECTURE.md); empty for the simple strategy.
+  std::vector<std::string> constructs;
 };
+
+/// Every construct name ScheduleResult::constructs may hold, in the documented table's order.
+const std::vector<std::string> &schedule_constructs();
 
 /// Schedules the pipeline for the GPU. Does not modify the pipeline (see apply_schedule).
 ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const PipelineDag &dag,
