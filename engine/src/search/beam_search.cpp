@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cost/kernel_model.h"
+#include "search/constructs.h"
 #include "search/decision_options.h"
 
 namespace hlsched {
@@ -33,7 +34,8 @@ uint64_t decision_shape(const FuncDecision &d) {
 }  // namespace
 
 BeamSearch::BeamSearch(const PipelineDag &dag, const GpuProfile &gpu, const AutoschedulerOptions &options, CostMemo &memo)
-    : dag_(dag), gpu_(gpu), options_(options), memo_(memo), content_(func_content_hashes(dag)),
+    : dag_(dag), gpu_(gpu), options_(options), memo_(memo), model_(select_cost_model(options)),
+      memo_tag_(gpu.name + (model_ ? "/learned/" + model_->fingerprint() : "")), content_(func_content_hashes(dag)),
       order_(ScheduleState::decision_order(dag)), rng_(options.seed) {
   producers_.resize(dag.funcs.size());
   consumers_.resize(dag.funcs.size());
@@ -53,7 +55,7 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
   for (size_t s = 0; s < state.decisions[root].tilings.size(); s++) {
     uint64_t key = 0;
     if (options_.memo) {
-      key = memo_.kernel_key(content_, producers_, state, root, int(s), gpu_.name);
+      key = memo_.kernel_key(content_, producers_, state, root, int(s), memo_tag_);
       if (const double *hit = memo_.find(key)) {
         stats_.memo_hits++;
         total += *hit;
@@ -63,7 +65,7 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
     KernelModel km = build_kernel_model(dag_, state, root, int(s), gpu_);
     stats_.kernels_costed++;
     KernelCost cost;
-    if (km.valid) cost = cost_of_kernel(km, gpu_);
+    if (km.valid) cost = predict_kernel_cost(model_.get(), dag_, state, km, gpu_);
     else cost.total_ms = kInvalid;
     if (options_.memo) memo_.insert(key, cost.total_ms);
     total += cost.total_ms;
@@ -425,9 +427,16 @@ ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
   ScheduleState state(dag_);
   OptionLimits limits;
   for (int func : order_) {
-    std::vector<FuncDecision> options = decision_options(dag_, state, func, gpu_, limits);
+    // Options grouped by the constructs they use, a group drawn first and then one of its
+    // options: tilings outnumber the other options by hundreds, and a uniform draw would
+    // almost never reach fusions or scatters (the random-pairs tests count each construct).
+    std::map<std::vector<std::string>, std::vector<FuncDecision>> groups;
+    for (FuncDecision &d : decision_options(dag_, state, func, gpu_, limits))
+      groups[decision_constructs(dag_, func, d)].push_back(std::move(d));
     // Retry other options if one makes a kernel invalid (shared memory, registers).
-    while (!options.empty()) {
+    while (!groups.empty()) {
+      auto group = std::next(groups.begin(), long(rng() % groups.size()));
+      std::vector<FuncDecision> &options = group->second;
       size_t pick = size_t(rng() % options.size());
       ScheduleState child = state;
       child.decide(func, options[pick]);
@@ -436,6 +445,7 @@ ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
         break;
       }
       options.erase(options.begin() + long(pick));
+      if (options.empty()) groups.erase(group);
     }
   }
   return state;
