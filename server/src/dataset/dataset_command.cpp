@@ -52,6 +52,7 @@ int collect(const CollectRequest &request) {
   server::bench::use_this_builds_tools(bundle);
   bundle.toolchain.target = "x86-64-linux-sse41-avx-avx2-fma-cuda-cuda_capability_86";
   bundle.toolchain.time_limit = std::chrono::seconds(request.variant_timeout_s);
+  bundle.toolchain.reuse_previous = request.resume;
   bundle.output_dir = out;
   bundle.work_dir = work;
   bundle.jobs = request.jobs;
@@ -171,6 +172,8 @@ CLI::App *DatasetCommand::add_to(CLI::App &app) {
   collect_->add_option("--jobs", collect_request_.jobs, "Parallel compilations")->check(CLI::PositiveNumber);
   collect_->add_option("--variant-timeout", collect_request_.variant_timeout_s, "Seconds one variant may take to compile");
   collect_->add_option("--cache-dir", collect_request_.cache_dir, "Generator build cache");
+  collect_->add_flag("--resume", collect_request_.resume,
+                     "Keep the variants an interrupted build of the same --out compiled (same GenGen command)");
 
   ingest_ = cmd->add_subcommand("ingest", "Turn a device run's results into dataset records");
   ingest_->add_option("results", ingest_request_.results_path, "The runner's results.json")->required()->check(CLI::ExistingFile);

@@ -27,6 +27,7 @@ struct CollectRequest {
   int jobs = 2;
   int variant_timeout_s = 180;  ///< per GenGen run: a pathological random schedule is dropped
   std::string cache_dir;
+  bool resume = false;  ///< keep variants an earlier, interrupted build of the same --out compiled
 };
 int collect(const CollectRequest &request);
 
