@@ -36,7 +36,8 @@ hlsched::GeneratorBuildOptions test_options() {
   return options;
 }
 
-fs::path repository_root() { return fs::path(__FILE__).parent_path().parent_path().parent_path(); }
+// Not from __FILE__: with ccache's base_dir the compiler sees a relative path.
+fs::path repository_root() { return HLSCHED_SOURCE_DIR; }
 
 std::string read_text(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);
