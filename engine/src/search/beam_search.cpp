@@ -261,9 +261,16 @@ const std::vector<DecisionPtr> &BeamSearch::retilings(int kernel) {
   if (retilings_.empty()) retilings_.resize(dag_.funcs.size());
   std::vector<DecisionPtr> &tilings = retilings_[kernel];
   if (tilings.empty()) {
+    // Tilings with several points per thread along the coalescing loop are left out: they
+    // would double the retilings of every fusion (search time), and the fusions' tilings (rows
+    // per thread, block shapes) are among the others.
     std::vector<DecisionPtr> roots;
-    for (const DecisionPtr &d : standalone(kernel, /*coarse=*/false))
-      if (d->level == ComputeLevel::Root) roots.push_back(d);
+    for (const DecisionPtr &d : standalone(kernel, /*coarse=*/false)) {
+      if (d->level != ComputeLevel::Root) continue;
+      const StageTiling &t = d->tilings.front();
+      const int x = t.innermost_thread_loop();
+      if (x < 0 || t.serial[size_t(x)] == 1) roots.push_back(d);
+    }
     tilings = std::move(roots);
   }
   return tilings;
@@ -296,8 +303,16 @@ BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &f
       // root, legal whatever the consumers) for the Funcs left, costed once, instead of one
       // greedy step per Func (seconds on 400 Funcs).
       ScheduleState done = beam.front();
-      for (size_t rest = step; rest < order_.size(); rest++)
-        done.decide(order_[rest], frozen_source->decisions[order_[rest]]);
+      for (size_t rest = step; rest < order_.size(); rest++) {
+        const int f = order_[rest];
+        DecisionPtr d = frozen_source->decisions.shared(f);
+        // A later pass's source has fusions, whose kernel may be gone from this state: those
+        // Funcs get their own kernel with the default tiling instead.
+        if (!still_valid(done, f, *d))
+          for (const DecisionPtr &option : standalone(f, /*coarse=*/true))
+            if (option->level == ComputeLevel::Root) d = option;
+        done.decide(f, d);
+      }
       evaluate(done);
       return {done};
     }
@@ -430,12 +445,16 @@ ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
     // Options grouped by the constructs they use, a group drawn first and then one of its
     // options: tilings outnumber the other options by hundreds, and a uniform draw would
     // almost never reach fusions or scatters (the random-pairs tests count each construct).
-    std::map<std::vector<std::string>, std::vector<FuncDecision>> groups;
+    // First the level (inline, own kernel, fused per block or per thread), then a group of the
+    // level, then an option of the group.
+    using Groups = std::map<std::vector<std::string>, std::vector<FuncDecision>>;
+    std::map<ComputeLevel, Groups> levels;
     for (FuncDecision &d : decision_options(dag_, state, func, gpu_, limits))
-      groups[decision_constructs(dag_, func, d)].push_back(std::move(d));
+      levels[d.level][walk_group(dag_, func, d)].push_back(std::move(d));
     // Retry other options if one makes a kernel invalid (shared memory, registers).
-    while (!groups.empty()) {
-      auto group = std::next(groups.begin(), long(rng() % groups.size()));
+    while (!levels.empty()) {
+      auto level = std::next(levels.begin(), long(rng() % levels.size()));
+      auto group = std::next(level->second.begin(), long(rng() % level->second.size()));
       std::vector<FuncDecision> &options = group->second;
       size_t pick = size_t(rng() % options.size());
       ScheduleState child = state;
@@ -445,7 +464,8 @@ ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
         break;
       }
       options.erase(options.begin() + long(pick));
-      if (options.empty()) groups.erase(group);
+      if (options.empty()) level->second.erase(group);
+      if (level->second.empty()) levels.erase(level);
     }
   }
   return state;

@@ -82,6 +82,13 @@ std::vector<std::string> decision_constructs(const PipelineDag &dag, int func, c
   return in_table_order(used);
 }
 
+std::vector<std::string> walk_group(const PipelineDag &dag, int func, const FuncDecision &decision) {
+  if (decision.level != ComputeLevel::Root || decision.tilings.size() < 2) return decision_constructs(dag, func, decision);
+  FuncDecision last = decision;
+  last.tilings = {decision.tilings.back()};
+  return decision_constructs(dag, func, last);
+}
+
 std::vector<std::string> constructs_used(const PipelineDag &dag, const ScheduleState &state) {
   std::set<std::string> used;
   for (size_t f = 0; f < dag.funcs.size(); f++)

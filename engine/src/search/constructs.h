@@ -16,6 +16,11 @@ const std::vector<std::string> &all_constructs();
 /// The constructs one decision of DAG Func `func` uses.
 std::vector<std::string> decision_constructs(const PipelineDag &dag, int func, const FuncDecision &decision);
 
+/// How random walks group the options of one Func before drawing (a group, then an option):
+/// by their constructs; a Func with updates by its last stage's (a histogram's scatter, atomic or
+/// privatized, whatever its first stage's tiling).
+std::vector<std::string> walk_group(const PipelineDag &dag, int func, const FuncDecision &decision);
+
 /// The constructs `state` uses (each once), a subset of all_constructs().
 std::vector<std::string> constructs_used(const PipelineDag &dag, const ScheduleState &state);
 

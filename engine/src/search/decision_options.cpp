@@ -213,20 +213,21 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
   if (widths.empty()) widths.push_back(cap0);
   std::vector<int> small_choices = {-1};
   if (small_loop >= 0) small_choices.push_back(small_loop);
-  // Points per thread (register blocking), along the coalescing loop x the second loop: rows
-  // of 1..8, and two-dimensional tiles (2x2, 3x3 for 3x3 stencils, 5x5 for 5x5 ones...). The
-  // thread's points are consecutive and unrolled, so loads that neighbouring points share are
-  // issued once.
+  // Points per thread (register blocking), along the second loop: rows of 1..8; along the
+  // coalescing loop too (2x1, 4x1) and in two dimensions (2x2, 3x3 for 3x3 stencils), for
+  // blocks at most 64 threads wide (wider ones make tiles of 512+ points along x). The thread's
+  // points are consecutive and unrolled, so loads that neighbouring points share are issued
+  // once. A short list: each entry multiplies the tilings the search weighs.
   struct PerThread {
     int64_t x, y;
   };
-  static const PerThread per_thread[] = {{1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 8}, {2, 1}, {4, 1},
-                                         {2, 2}, {2, 4}, {3, 3}, {4, 4}, {5, 5}};
+  static const PerThread per_thread[] = {{1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 8}, {2, 1}, {4, 1}, {2, 2}, {3, 3}};
   for (int64_t t0 : widths)
     for (int64_t t1 : {1, 2, 4, 8, 16, 32}) {
       if (t1 > cap1) continue;
       for (const PerThread &p : per_thread) {
         if (t1 * p.y > cap1 || t0 * p.x > cap0 || (p.y > 1 && loops.size() < 2)) continue;
+        if (p.x > 1 && t0 > 64) continue;
         for (int small : small_choices) add(t0, t1, p.y, small, false, p.x);
       }
     }
@@ -234,7 +235,7 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
   std::vector<StageTiling> unique;
   for (const StageTiling &t : options) {
     bool seen = std::any_of(unique.begin(), unique.end(), [&](const StageTiling &u) {
-      return u.threads == t.threads && u.serial == t.serial;
+      return u.threads == t.threads && u.serial == t.serial && u.in_thread == t.in_thread;
     });
     if (!seen) unique.push_back(t);
   }
