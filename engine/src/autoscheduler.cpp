@@ -11,6 +11,7 @@
 #include "cost/learned_model.h"
 #include "cost/roofline.h"
 #include "schedule/state_to_spec.h"
+#include "search/constructs.h"
 #include "search/beam_search.h"
 #include "search/content_hash.h"
 #include "search/warm_start.h"
@@ -127,6 +128,7 @@ ScheduleResult result_for_state(const PipelineDag &dag, const ScheduleState &sta
                                 const std::string &strategy, const LearnedCostModel *model) {
   ScheduleResult result;
   result.schedule = state_to_spec(dag, state, gpu);
+  result.constructs = constructs_used(dag, state);
   result.stages = kernel_costs(dag, state, gpu, model);
   for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
   for (FuncSchedule &fs : result.schedule.funcs)  // an rfactor's intermediate keeps its own comment
@@ -235,5 +237,7 @@ std::vector<ScheduleResult> sample_schedules(const Halide::Pipeline &pipeline, c
   }
   return samples;
 }
+
+const std::vector<std::string> &schedule_constructs() { return all_constructs(); }
 
 }  // namespace hlsched

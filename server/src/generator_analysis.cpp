@@ -1,5 +1,7 @@
 #include "generator_analysis.h"
 
+#include <signal.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -70,8 +72,39 @@ json read_json_file(const std::filesystem::path &path) {
   }
 }
 
-void interpret_worker(const WorkerOutcome &run, const json &result, AnalysisOutcome &outcome,
-                      const AnalysisRequest &request) {
+struct WorkerRun {
+  WorkerOutcome run;
+  json result;  ///< null when the worker left no readable result
+};
+
+// One worker process on the built generator; its result file is removed whatever happens.
+WorkerRun run_analysis_worker(const AnalysisRequest &request, const GeneratorBuild &build) {
+  const std::filesystem::path result_path = temporary_result_path();
+  WorkerLimits limits;
+  limits.time_limit = request.time_limit;
+  limits.memory_limit_bytes = request.memory_limit_bytes;
+  limits.cancel = request.cancel;
+  WorkerRun w;
+  w.run = run_worker(worker_argv(request, build.shared_object.string(), result_path.string()), limits);
+  w.result = read_json_file(result_path);
+  std::error_code ignored;
+  std::filesystem::remove(result_path, ignored);
+  return w;
+}
+
+// Failures that a damaged .so causes as well as a bug in the user's code: a crash or an exit
+// without a result, a library that does not load. (Time limits, cancellation and errors the
+// worker explained are not retried.)
+bool may_be_a_damaged_build(const AnalysisOutcome &outcome, const WorkerOutcome &run) {
+  if (outcome.error_kind == "load") return true;
+  if (outcome.error_kind != "crash") return false;
+  // Killed from outside (SIGKILL from the OOM killer or a person) says nothing about the binary.
+  return run.kind != WorkerOutcome::Kind::Signaled || is_crash_signal(run.signal);
+}
+
+void interpret_worker(const WorkerRun &worker, AnalysisOutcome &outcome, const AnalysisRequest &request) {
+  const WorkerOutcome &run = worker.run;
+  const json &result = worker.result;
   outcome.worker_seconds = run.seconds;
   outcome.worker_stderr = tail(run.stderr_text);
   switch (run.kind) {
@@ -80,6 +113,8 @@ void interpret_worker(const WorkerOutcome &run, const json &result, AnalysisOutc
       outcome.error_kind = "crash";
       outcome.message = "the generator crashed with " + run.signal_name + " while building its pipeline (" +
                         run.describe() + ")";
+      if (run.signal == SIGKILL && request.memory_limit_bytes > 0)
+        outcome.message += "; nothing in hlsched sends SIGKILL here: the system may have run out of memory";
       if (!outcome.worker_stderr.empty()) outcome.message += "\n" + outcome.worker_stderr;
       return;
     case WorkerOutcome::Kind::TimedOut:
@@ -110,6 +145,15 @@ void interpret_worker(const WorkerOutcome &run, const json &result, AnalysisOutc
     outcome.error_kind = result["error"].value("kind", "internal");
     outcome.message = result["error"].value("message", "unknown error");
     outcome.status = run.exit_code == kWorkerUserError ? Status::UserError : Status::InternalError;
+    return;
+  }
+  if (run.exit_code == kWorkerOk || run.exit_code == kWorkerUserError || run.exit_code == kWorkerInternalError) {
+    // The worker says it finished, but its result file is missing or not JSON (a full temporary
+    // directory, or something overwrote it): not the user's fault.
+    outcome.status = Status::InternalError;
+    outcome.error_kind = "internal";
+    outcome.message = "the worker finished (" + run.describe() + ") but its result is missing or unreadable";
+    if (!outcome.worker_stderr.empty()) outcome.message += "\n" + outcome.worker_stderr;
     return;
   }
   // The user's code called exit() or similar before we could report anything.
@@ -154,16 +198,26 @@ AnalysisOutcome analyze_generator(const AnalysisRequest &request) {
   }
   if (request.on_built) request.on_built();
 
-  const std::filesystem::path result_path = temporary_result_path();
-  WorkerLimits limits;
-  limits.time_limit = request.time_limit;
-  limits.memory_limit_bytes = request.memory_limit_bytes;
-  limits.cancel = request.cancel;
-  WorkerOutcome run = run_worker(worker_argv(request, build.shared_object.string(), result_path.string()), limits);
-  json result = read_json_file(result_path);
-  std::error_code ignored;
-  std::filesystem::remove(result_path, ignored);
-  interpret_worker(run, result, outcome, request);
+  const WorkerRun first = run_analysis_worker(request, build);
+  interpret_worker(first, outcome, request);
+  if (build.cache_hit && may_be_a_damaged_build(outcome, first.run)) {
+    // A cached build passed its checksum but the worker could not load or run it. Before blaming
+    // the user's code, build it afresh (replacing the cached file) and try once more.
+    spdlog::warn("the worker failed on the cached build {} ({}); rebuilding it once", build.shared_object.string(),
+                 outcome.error_kind);
+    build_options.rebuild = true;
+    build = build_generator(std::filesystem::absolute(request.source), build_options);
+    outcome = AnalysisOutcome{};
+    outcome.build_seconds = build.seconds;
+    if (!build.ok) {
+      outcome.status = Status::CompileError;
+      outcome.error_kind = "compile_error";
+      outcome.diagnostics = build.diagnostics;
+      outcome.message = compile_error_message(request.source, build);
+      return outcome;
+    }
+    interpret_worker(run_analysis_worker(request, build), outcome, request);
+  }
   return outcome;
 }
 

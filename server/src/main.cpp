@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "bench/bench_command.h"
+#include "dataset/autotune_command.h"
 #include "dataset/dataset_command.h"
 #include "generator_analysis.h"
 #include "hlsched/engine/gpu_profile.h"
@@ -255,6 +256,8 @@ int main(int argc, char **argv) {
 
   hlsched::dataset::DatasetCommand dataset_command;
   CLI::App *dataset = dataset_command.add_to(app);
+  hlsched::dataset::AutotuneCommand autotune_command;
+  CLI::App *autotune = autotune_command.add_to(app);
 
   hlsched::server::lsp::ServeOptions serve_options;
   CLI::App *serve = app.add_subcommand("serve", "Run the language server: LSP over stdio, or over TCP with --listen");
@@ -301,6 +304,7 @@ int main(int argc, char **argv) {
     if (*report) return report_command.run();
     if (*rpc) return rpc_command.run();
     if (*dataset) return dataset_command.run();
+    if (*autotune) return autotune_command.run();
     if (*worker) {
       for (const auto &p : worker_params) worker_request.params.insert(hlsched::server::parse_param(p));
       return hlsched::server::run_worker_task(worker_request);

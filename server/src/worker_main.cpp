@@ -1,6 +1,11 @@
 #include "worker_main.h"
 
 #include <dlfcn.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <random>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -22,16 +27,61 @@ using nlohmann::json;
 
 namespace {
 
+// ---- Injected faults (tests and the fault soak only) -------------------------------------------
+//
+// $HLSCHED_WORKER_FAULT makes the worker fail on purpose, as a crash, the OOM killer or a full
+// disk would: "kill-after-load", "kill-after-instantiate", "kill-after-search" (SIGKILL itself
+// there), "garbage-result", "partial-result" (exit 0 with a result file that is not JSON), or
+// "random" (one of those or none, chosen per process). Unset: no fault.
+// See tests/server/test_worker_faults.cpp and scripts/bench/worker_fault_soak.sh.
+enum class Fault { None, KillAfterLoad, KillAfterInstantiate, KillAfterSearch, GarbageResult, PartialResult };
+
+Fault injected_fault() {
+  static const Fault fault = [] {
+    const char *value = std::getenv("HLSCHED_WORKER_FAULT");
+    std::string name = value ? value : "";
+    if (name == "random") {
+      static const char *const names[] = {"", "kill-after-load", "kill-after-instantiate", "kill-after-search",
+                                          "garbage-result", "partial-result"};
+      name = names[std::random_device{}() % 6];
+    }
+    if (name == "kill-after-load") return Fault::KillAfterLoad;
+    if (name == "kill-after-instantiate") return Fault::KillAfterInstantiate;
+    if (name == "kill-after-search") return Fault::KillAfterSearch;
+    if (name == "garbage-result") return Fault::GarbageResult;
+    if (name == "partial-result") return Fault::PartialResult;
+    return Fault::None;
+  }();
+  return fault;
+}
+
+void die_here_if(Fault point) {
+  if (injected_fault() == point) ::kill(::getpid(), SIGKILL);
+}
+
 // Errors in what the user gave us (as opposed to bugs in hlsched).
 struct UserError : std::runtime_error {
   UserError(std::string kind, const std::string &message) : std::runtime_error(message), kind(std::move(kind)) {}
   std::string kind;
 };
 
-void write_result(const std::string &path, const json &result) {
+// False when the result could not be written completely (a full disk): the parent then finds no
+// readable result and says so, rather than reading half of one.
+bool write_result(const std::string &path, const json &result) {
   std::ofstream out(path);
-  out << result.dump(2) << "\n";
+  std::string text = result.dump(2) + "\n";
+  if (injected_fault() == Fault::PartialResult) text.resize(text.size() / 2);
+  if (injected_fault() == Fault::GarbageResult)
+    for (std::size_t i = 0; i < text.size(); i++) text[i] = static_cast<char>((i * 2654435761u) >> 13);
+  out << text;
+  out.close();
+  return bool(out);
 }
+
+// Address space kept back for reporting running out of it: when a generator exhausts the
+// worker's memory limit, this is freed so that the error result can still be formatted and
+// written (the generator's own allocations may still be held).
+char *memory_reserve = nullptr;
 
 void load_library(const std::string &path) {
   // RTLD_NOW surfaces missing symbols here, with a message, instead of mid-build.
@@ -46,6 +96,7 @@ void write_stmt(const std::string &path, const CompiledPipeline &compiled) {
 
 json run_task(const WorkerRequest &request) {
   load_library(request.library);
+  die_here_if(Fault::KillAfterLoad);
   std::string name;
   try {
     name = choose_generator(request.generator);
@@ -78,6 +129,7 @@ json run_task(const WorkerRequest &request) {
   }
 
   GeneratorInstance inst = instantiate_generator(name, target, request.params, /*auto_schedule=*/true);
+  die_here_if(Fault::KillAfterInstantiate);
   PipelineDag dag;
   try {
     dag = build_pipeline_dag(inst.pipeline);
@@ -145,6 +197,7 @@ json run_task(const WorkerRequest &request) {
   AutoschedulerOptions options = request.search;
   options.gpu_profile = request.gpu_profile;
   ScheduleResult result = schedule_pipeline(inst.pipeline, dag, options);
+  die_here_if(Fault::KillAfterSearch);
   json out = to_json(result);
   out["generator"] = name;
   if (request.verify) {
@@ -166,9 +219,14 @@ json error_json(const std::string &kind, const std::string &message) {
 }  // namespace
 
 int run_worker_task(const WorkerRequest &request) {
+  memory_reserve = new char[8 << 20];
   try {
-    write_result(request.result_path, run_task(request));
-    return kWorkerOk;
+    return write_result(request.result_path, run_task(request)) ? kWorkerOk : kWorkerInternalError;
+  } catch (const std::bad_alloc &) {
+    delete[] memory_reserve;
+    memory_reserve = nullptr;
+    // The worker's memory limit (RLIMIT_AS) tripped: the generator or the search needed more.
+    write_result(request.result_path, error_json("out_of_memory", "the generator or the search ran out of memory (std::bad_alloc)"));
   } catch (const UserError &e) {
     write_result(request.result_path, error_json(e.kind, e.what()));
   } catch (const Halide::CompileError &e) {

@@ -6,7 +6,7 @@
 #
 #   nvim_e2e.sh HLSCHED_BINARY SOURCE_DIR WORK_DIR CACHE_DIR stdio|tcp
 set -euo pipefail
-binary=$1 source_dir=$2 work=$3 cache=$4 mode=$5
+binary=$(realpath "$1") source_dir=$(realpath "$2") work=$(realpath -m "$3") cache=$(realpath -m "$4") mode=$5
 
 rm -rf "$work" && mkdir -p "$work/out"
 cp "$source_dir/examples/blur/blur_generator.cpp" "$work/blur_generator.cpp"

@@ -4,7 +4,7 @@
 #
 #   vscode_tests.sh HLSCHED_BINARY SOURCE_DIR WORK_DIR CACHE_DIR
 set -euo pipefail
-binary=$1 source_dir=$2 work=$3 cache=$4
+binary=$(realpath "$1") source_dir=$(realpath "$2") work=$(realpath -m "$3") cache=$(realpath -m "$4")
 cd "$source_dir/editors/vscode"
 if [[ ! -d node_modules ]]; then
   echo "editors/vscode/node_modules is missing: run scripts/build_vscode_extension.sh --install (setup.sh does)" >&2

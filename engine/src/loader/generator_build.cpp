@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "hlsched/engine/worker_process.h"
+#include "loader/cache_artifact.h"
 
 namespace hlsched {
 namespace {
@@ -26,7 +27,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 // Bump when the layout of the cache or the meaning of a key changes.
-constexpr const char *kCacheFormat = "hlsched-generator-cache-v1";
+constexpr const char *kCacheFormat = "hlsched-generator-cache-v2";  // v2: sealed artifacts
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -92,12 +93,6 @@ std::string join_command(const std::vector<std::string> &argv) {
   std::string line;
   for (const auto &word : argv) line += (line.empty() ? "" : " ") + shell_quote(word);
   return line;
-}
-
-// A unique name next to `target`, for writing a file and renaming it into place atomically.
-fs::path temporary_sibling(const fs::path &target) {
-  static std::atomic<unsigned> counter{0};
-  return target.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -233,26 +228,6 @@ std::vector<std::string> common_compile_flags(const GeneratorBuildOptions &optio
 // ---------------------------------------------------------------------------------------------
 // Precompiled Halide.h
 
-// An exclusive flock() on a file, released on destruction. Serializes the PCH build between
-// threads and processes, so that the slow build happens once.
-class FileLock {
-public:
-  explicit FileLock(const fs::path &path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_ >= 0) {
-      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-      }
-    }
-  }
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);  // also releases the lock
-  }
-  FileLock(const FileLock &) = delete;
-  FileLock &operator=(const FileLock &) = delete;
-
-private:
-  int fd_;
-};
-
 struct PchResult {
   fs::path directory;  // to put first on the include path; empty: build without a PCH
   fs::path file;
@@ -271,16 +246,18 @@ PchResult ensure_precompiled_halide(const GeneratorBuildOptions &options, const 
   const fs::path directory = cache_dir / "pch" / key;
   const fs::path gch = directory / "Halide.h.gch";
   std::error_code ec;
-  if (!fs::exists(gch, ec)) {
+  if (!cache::verify(gch)) {
     fs::create_directories(directory, ec);
     if (ec) {
       spdlog::warn("cannot create {}: {}; compiling without a precompiled Halide.h", directory.string(), ec.message());
       return result;
     }
     const auto start = Clock::now();
-    FileLock lock(directory / "lock");
-    if (!fs::exists(gch, ec)) {  // someone else may have built it while we waited for the lock
-      const fs::path temporary = temporary_sibling(gch);
+    cache::ArtifactLock lock(gch, options.cancel);
+    if (lock.cancelled()) return result;
+    if (!cache::verify(gch)) {  // someone else may have built it while we waited for the lock
+      cache::discard(gch);      // missing, damaged or half-published: build it again
+      const fs::path temporary = cache::temporary_name(gch);
       std::vector<std::string> command = {options.compiler};
       command.insert(command.end(), flags.begin(), flags.end());
       command.insert(command.end(), {"-I" + halide_dir.string(), "-x", "c++-header",
@@ -296,9 +273,9 @@ PchResult ensure_precompiled_halide(const GeneratorBuildOptions &options, const 
                      outcome.stderr_text);
         return result;
       }
-      fs::rename(temporary, gch, ec);
-      if (ec) {
-        fs::remove(temporary, ec);
+      std::string error;
+      if (!cache::publish(temporary, gch, error)) {
+        spdlog::warn("{}; compiling without a precompiled Halide.h", error);
         return result;
       }
     }
@@ -308,7 +285,7 @@ PchResult ensure_precompiled_halide(const GeneratorBuildOptions &options, const 
   // cannot use the precompiled one and must find the real file, which its include guard skips.
   const fs::path header = directory / "Halide.h";
   if (!fs::exists(header, ec)) {
-    const fs::path temporary = temporary_sibling(header);
+    const fs::path temporary = cache::temporary_name(header);
     fs::create_symlink(halide_dir / "Halide.h", temporary, ec);
     if (!ec) fs::rename(temporary, header, ec);
     if (ec) fs::remove(temporary, ec);
@@ -449,15 +426,21 @@ GeneratorBuild build_generator(const fs::path &source_arg, const GeneratorBuildO
   const fs::path generators_dir = cache_dir / "generators";
   result.shared_object = generators_dir / (key.hex() + ".so");
 
-  // 3. Cache hit: done.
-  if (fs::exists(result.shared_object, ec)) {
+  // 3. Cache hit: done. Only a file that matches its seal counts (cache_artifact.h).
+  const auto hit = [&] {
     result.ok = true;
     result.cache_hit = true;
     result.seconds = seconds_since(start);
     return result;
-  }
+  };
+  if (!options.rebuild && cache::verify(result.shared_object)) return hit();
   fs::create_directories(generators_dir, ec);
   if (ec) return fail("cannot create the cache directory " + generators_dir.string() + ": " + ec.message());
+  // One build of a key at a time, across processes; the others wait and then hit.
+  cache::ArtifactLock lock(result.shared_object, options.cancel);
+  if (lock.cancelled()) return fail("cancelled");
+  if (!options.rebuild && cache::verify(result.shared_object)) return hit();
+  cache::discard(result.shared_object);  // missing, damaged, half-published or to be replaced
 
   // 4. Compile to a temporary name, rename into place.
   std::vector<std::string> command = {options.compiler};
@@ -473,7 +456,7 @@ GeneratorBuild build_generator(const fs::path &source_arg, const GeneratorBuildO
       if (halide_may_come_first(source_text)) command.insert(command.end(), {"-include", (pch.directory / "Halide.h").string()});
     }
   }
-  const fs::path temporary = temporary_sibling(result.shared_object);
+  const fs::path temporary = cache::temporary_name(result.shared_object);
   command.insert(command.end(), rest.begin(), rest.end());
   command.insert(command.end(), {"-o", temporary.string()});
   command.insert(command.end(), link_flags.begin(), link_flags.end());
@@ -491,11 +474,7 @@ GeneratorBuild build_generator(const fs::path &source_arg, const GeneratorBuildO
     fs::remove(temporary, ec);
     return fail("compiling " + source.filename().string() + " failed: the compiler " + outcome.describe());
   }
-  fs::rename(temporary, result.shared_object, ec);
-  if (ec) {
-    fs::remove(temporary, ec);
-    return fail("cannot store " + result.shared_object.string() + ": " + ec.message());
-  }
+  if (std::string why; !cache::publish(temporary, result.shared_object, why)) return fail(why);
   result.ok = true;
   result.seconds = seconds_since(start);
   return result;

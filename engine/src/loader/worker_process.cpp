@@ -248,16 +248,6 @@ std::string signal_description(int signal) {
   return lowercase_first(text ? text : "unknown signal");
 }
 
-// Signals that mean the program itself went wrong (as opposed to being killed from outside).
-bool is_crash_signal(int signal) {
-  switch (signal) {
-    case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGABRT: case SIGTRAP: case SIGSYS:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::string format_seconds(std::chrono::milliseconds duration) {
   std::ostringstream out;
   if (duration.count() % 1000 == 0) out << duration.count() / 1000 << " s";
@@ -285,6 +275,15 @@ std::string signal_name(int signal) {
 #undef HLSCHED_SIGNAL
     default:
       return "SIG" + std::to_string(signal);
+  }
+}
+
+bool is_crash_signal(int signal) {
+  switch (signal) {
+    case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGABRT: case SIGTRAP: case SIGSYS:
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cost/kernel_model.h"
+#include "search/constructs.h"
 #include "search/decision_options.h"
 
 namespace hlsched {
@@ -426,9 +427,16 @@ ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
   ScheduleState state(dag_);
   OptionLimits limits;
   for (int func : order_) {
-    std::vector<FuncDecision> options = decision_options(dag_, state, func, gpu_, limits);
+    // Options grouped by the constructs they use, a group drawn first and then one of its
+    // options: tilings outnumber the other options by hundreds, and a uniform draw would
+    // almost never reach fusions or scatters (the random-pairs tests count each construct).
+    std::map<std::vector<std::string>, std::vector<FuncDecision>> groups;
+    for (FuncDecision &d : decision_options(dag_, state, func, gpu_, limits))
+      groups[decision_constructs(dag_, func, d)].push_back(std::move(d));
     // Retry other options if one makes a kernel invalid (shared memory, registers).
-    while (!options.empty()) {
+    while (!groups.empty()) {
+      auto group = std::next(groups.begin(), long(rng() % groups.size()));
+      std::vector<FuncDecision> &options = group->second;
       size_t pick = size_t(rng() % options.size());
       ScheduleState child = state;
       child.decide(func, options[pick]);
@@ -437,6 +445,7 @@ ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
         break;
       }
       options.erase(options.begin() + long(pick));
+      if (options.empty()) groups.erase(group);
     }
   }
   return state;

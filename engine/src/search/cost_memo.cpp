@@ -1,7 +1,12 @@
 #include "search/cost_memo.h"
 
+#include <xxhash.h>
+
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 
 #include "search/content_hash.h"
 #include "util/replace_file.h"
@@ -13,8 +18,16 @@ namespace {
 // Keys are saved to disk: the seed is part of the file format.
 using Hasher = ContentHash<0x2545f4914f6cdd1dULL>;
 
-// The file format: a magic line, then fixed-size records (key, total milliseconds).
-constexpr char kMagic[] = "hlsched-cost-memo-v3";  // a new cost model: a new version
+// The file format: a magic line, the record count (uint64), fixed-size records (key, total
+// milliseconds), then the XXH3-64 of everything before it. Native byte order: the file stays
+// on the machine that wrote it.
+constexpr char kMagic[] = "hlsched-cost-memo-v5";  // a new cost model or layout: a new version
+
+struct Record {
+  uint64_t key;
+  double total_ms;
+};
+static_assert(sizeof(Record) == 16, "the record layout is part of the file format");
 
 }  // namespace
 
@@ -88,29 +101,41 @@ const double *CostMemo::find(uint64_t key) const {
 void CostMemo::insert(uint64_t key, double total_ms) { costs_.emplace(key, total_ms); }
 
 size_t CostMemo::load(const std::string &path) {
+  // Read whole, checked whole: a file that is truncated, partly overwritten, of another version
+  // or not a memo at all loads nothing (a clean miss), never a wrong cost.
   std::ifstream in(path, std::ios::binary);
-  std::string magic;
-  if (!in || !std::getline(in, magic) || magic != kMagic) return 0;
-  size_t loaded = 0;
-  struct Record {
-    uint64_t key;
-    double total_ms;
-  } record;
-  while (in.read(reinterpret_cast<char *>(&record), sizeof record)) {
-    costs_.emplace(record.key, record.total_ms);
-    loaded++;
-  }
-  return loaded;
+  if (!in) return 0;
+  const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string header = std::string(kMagic) + "\n";
+  if (contents.size() < header.size() + 2 * sizeof(uint64_t) || contents.compare(0, header.size(), header) != 0)
+    return 0;
+  uint64_t count = 0, checksum = 0;
+  std::memcpy(&count, contents.data() + header.size(), sizeof count);
+  const size_t records_at = header.size() + sizeof count;
+  if (count > (contents.size() - records_at) / sizeof(Record)) return 0;
+  const size_t records_size = size_t(count) * sizeof(Record);
+  if (contents.size() != records_at + records_size + sizeof checksum) return 0;
+  std::memcpy(&checksum, contents.data() + records_at + records_size, sizeof checksum);
+  if (checksum != XXH3_64bits(contents.data(), records_at + records_size)) return 0;
+  std::vector<Record> records(count);
+  std::memcpy(records.data(), contents.data() + records_at, records_size);
+  for (const Record &r : records)
+    if (std::isnan(r.total_ms) || r.total_ms < 0) return 0;  // not a cost: written by something else
+  for (const Record &r : records) costs_.emplace(r.key, r.total_ms);
+  return records.size();
 }
 
-void CostMemo::save(const std::string &path) const {
-  replace_file(path, std::ios::binary, [&](std::ostream &out) {
-    out << kMagic << "\n";
-    for (const auto &[key, total_ms] : costs_) {
-      out.write(reinterpret_cast<const char *>(&key), sizeof key);
-      out.write(reinterpret_cast<const char *>(&total_ms), sizeof total_ms);
-    }
-  });
+bool CostMemo::save(const std::string &path) const {
+  std::string contents = std::string(kMagic) + "\n";
+  const uint64_t count = costs_.size();
+  contents.append(reinterpret_cast<const char *>(&count), sizeof count);
+  for (const auto &[key, total_ms] : costs_) {
+    const Record r{key, total_ms};
+    contents.append(reinterpret_cast<const char *>(&r), sizeof r);
+  }
+  const uint64_t checksum = XXH3_64bits(contents.data(), contents.size());
+  contents.append(reinterpret_cast<const char *>(&checksum), sizeof checksum);
+  return replace_file(path, std::ios::binary, [&](std::ostream &out) { out.write(contents.data(), contents.size()); });
 }
 
 }  // namespace hlsched

@@ -34,9 +34,11 @@ public:
   void insert(uint64_t key, double total_ms);
   size_t size() const { return costs_.size(); }
 
-  /// Loads entries saved by save(); returns how many (0 for a missing or foreign file).
+  /// Loads entries saved by save(); returns how many. A missing, foreign, older, truncated or
+  /// damaged file (checked against its checksum) loads nothing.
   size_t load(const std::string &path);
-  void save(const std::string &path) const;
+  /// Replaces the file atomically; false (and the old file kept) when it cannot be written.
+  bool save(const std::string &path) const;
 
 private:
   std::unordered_map<uint64_t, double> costs_;

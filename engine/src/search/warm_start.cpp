@@ -1,6 +1,10 @@
 #include "search/warm_start.h"
 
+#include <xxhash.h>
+
+#include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "search/content_hash.h"
@@ -13,7 +17,8 @@ namespace {
 using Hasher = ContentHash<0x6a09e667f3bcc908ULL>;
 
 // Whitespace-separated tokens: Halide names contain no spaces. One Func per line.
-constexpr char kMagic[] = "hlsched-warm-start-v1";
+// The last line is "checksum <XXH3-64 of the lines before, hex>".
+constexpr char kMagic[] = "hlsched-warm-start-v2";
 
 }  // namespace
 
@@ -62,8 +67,37 @@ WarmStart::Match WarmStart::match(const PipelineDag &dag, uint64_t options_key) 
   return m;
 }
 
+namespace {
+
+constexpr char kChecksumLabel[] = "checksum ";
+
+std::string checksum_line(const std::string &body) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(body.data(), body.size())));
+  return std::string(kChecksumLabel) + hex + "\n";
+}
+
+// The file's body when its last line is the checksum of everything before it; false for a
+// truncated, partly overwritten or foreign file.
+bool checked_body(const std::string &path, std::string &body) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return false;
+  const std::string contents((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const size_t line_size = sizeof kChecksumLabel - 1 + 16 + 1;
+  if (contents.size() < line_size) return false;
+  body = contents.substr(0, contents.size() - line_size);
+  return contents.compare(body.size(), line_size, checksum_line(body)) == 0;
+}
+
+}  // namespace
+
 bool WarmStart::load(const std::string &path) {
-  std::ifstream in(path);
+  std::string body;
+  if (!checked_body(path, body)) {
+    entries_.clear();
+    return false;
+  }
+  std::istringstream in(body);
   return read(in);
 }
 
@@ -112,8 +146,9 @@ bool WarmStart::read(std::istream &in) {
   return true;
 }
 
-void WarmStart::save(const std::string &path) const {
-  replace_file(path, std::ios::out, [&](std::ostream &out) { write(out); });
+bool WarmStart::save(const std::string &path) const {
+  const std::string body = to_text();
+  return replace_file(path, std::ios::binary, [&](std::ostream &file) { file << body << checksum_line(body); });
 }
 
 std::string WarmStart::to_text() const {

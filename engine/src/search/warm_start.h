@@ -36,10 +36,11 @@ public:
 
   bool empty() const { return entries_.empty(); }
 
-  /// A small text file next to the cost memo. load() returns false for a missing or foreign
-  /// file (and leaves the warm start empty).
+  /// A small text file next to the cost memo, ending with a checksum line. load() returns false
+  /// for a missing, foreign, older, truncated or damaged file (and leaves the warm start empty);
+  /// save() replaces the file atomically and returns false (the old file kept) when it cannot.
   bool load(const std::string &path);
-  void save(const std::string &path) const;
+  bool save(const std::string &path) const;
 
   /// The same text as a string (datasets keep each sample's decisions this way, so that a
   /// schedule can be re-featurized later: from_text() then match() rebuilds its state).

@@ -73,7 +73,13 @@ struct ScheduleResult {
   /// The search state's decisions in the warm-start text format (search/warm_start.h), for
   /// datasets that re-featurize a schedule later; empty for the simple strategy.
   std::string decisions;
+  /// The schedule-space constructs it uses ("fused per block", "2-D points per thread"...; the
+  /// table in docs/ARCHITECTURE.md); empty for the simple strategy.
+  std::vector<std::string> constructs;
 };
+
+/// Every construct name ScheduleResult::constructs may hold, in the documented table's order.
+const std::vector<std::string> &schedule_constructs();
 
 /// Schedules the pipeline for the GPU. Does not modify the pipeline (see apply_schedule).
 ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const PipelineDag &dag,

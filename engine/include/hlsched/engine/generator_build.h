@@ -14,9 +14,10 @@
 // The .so key hashes (XXH3-64): the source's contents, the contents of the files it includes as
 // `#include "name"` that exist next to it (one level: headers they include in turn are NOT part
 // of the key), the compiler's identity (`<compiler> --version`), every flag, and Halide.h's
-// contents. Both files are written under a temporary name and renamed into place, so concurrent
-// hlsched processes never see a half-written one; the PCH build is also guarded by a file lock so
-// that it happens once.
+// contents. Both files are sealed with their size and checksum, written under a temporary name
+// and renamed into place, and built under a file lock (loader/cache_artifact.h): a damaged or
+// half-written file is a miss and is built again, and concurrent hlsched processes never see a
+// half-written one nor build the same file twice at once.
 //
 // Threading: build_generator() may be called from several threads (and processes) at once.
 #pragma once
@@ -55,6 +56,9 @@ struct GeneratorBuildOptions {
   bool use_precompiled_header = true;
   /// Checked while the compiler runs; when set, the compiler is killed and the build fails.
   const std::atomic<bool> *cancel = nullptr;
+  /// Build even when the cache has this .so, and replace it: for a worker that crashed loading
+  /// a cached build (damage the seal cannot see, e.g. a file changed under the same seal).
+  bool rebuild = false;
 };
 
 struct GeneratorBuild {

@@ -84,6 +84,10 @@ std::filesystem::path current_executable();
 /// its parent, so the two always agree on the worker's arguments and result format.
 std::filesystem::path own_image_path();
 
+/// Signals that mean the program itself went wrong (SIGSEGV, SIGBUS, SIGABRT, ...), as opposed
+/// to being killed from outside (SIGKILL, SIGTERM, ...).
+bool is_crash_signal(int signal);
+
 /// "SIGSEGV" for SIGSEGV etc.; "SIG<n>" for signals without a well-known name.
 std::string signal_name(int signal);
 
