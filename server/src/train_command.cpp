@@ -99,7 +99,16 @@ fs::path pipeline_source(const json &pipeline, const TrainRequest &request, cons
     }
     return path;
   }
-  return fs::path(request.repo_root) / field(pipeline, "source").get<std::string>();
+  // Relative to the repository: --repo-root, else a folder above a dataset file (datasets live
+  // in the repository).
+  const std::string relative = field(pipeline, "source").get<std::string>();
+  std::vector<fs::path> roots = {request.repo_root};
+  for (const std::string &data : request.data)
+    for (fs::path p = fs::absolute(data).parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+      roots.push_back(p);
+  for (const fs::path &root : roots)
+    if (fs::exists(root / relative)) return root / relative;
+  throw std::runtime_error("cannot find " + relative + " (give --repo-root)");
 }
 
 // Measured ms per (func, stage): a stage Halide splits into several kernels sums them.

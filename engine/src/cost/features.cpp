@@ -59,16 +59,17 @@ double term(const KernelCost &cost, const char *name) {
 // inlined Funcs or computed in its blocks or threads.
 std::vector<int> funcs_in_kernel(const PipelineDag &dag, const ScheduleState &state, int root) {
   std::vector<int> funcs = {root};
-  std::set<int> seen = {root};
+  std::vector<char> seen(dag.funcs.size(), 0);
+  seen[size_t(root)] = 1;
   for (size_t next = 0; next < funcs.size(); next++) {
     for (const std::string &name : dag.funcs[funcs[next]].producers) {
       const int p = dag.index_of(name);
-      if (p < 0 || seen.count(p) || !state.decided[p]) continue;
+      if (p < 0 || seen[size_t(p)] || !state.decided[p]) continue;
       const FuncDecision &d = state.decisions[p];
       const bool here = d.level == ComputeLevel::Inline ||
                         ((d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) && d.kernel_root == root);
       if (!here) continue;
-      seen.insert(p);
+      seen[size_t(p)] = 1;
       funcs.push_back(p);
     }
   }
@@ -80,7 +81,7 @@ void count_access(const PipelineDag &dag, const FuncNode &consumer, const Produc
   const double calls = double(std::max<int64_t>(1, a.calls_per_point));
   pf[kPfCallsPerPoint] += calls;
   if (a.producer_is_input) pf[kPfInputReads] += calls;
-  if (const FuncNode *p = dag.find(a.producer); p && p->is_boundary_condition) pf[kPfBoundaryReads] += calls;
+  else if (const FuncNode *p = dag.find(a.producer); p && p->is_boundary_condition) pf[kPfBoundaryReads] += calls;
   if (a.is_pointwise) {
     pf[kPfPointwiseReads] += calls;
     return;
@@ -158,11 +159,16 @@ KernelFeatures kernel_features(const PipelineDag &dag, const ScheduleState &stat
   // The hand model twice: as is, and without the reads whose regions are not affine (their
   // footprints are the kernel model's least certain numbers: a clamp's window over whole loops).
   const KernelCost full = cost_of_kernel(k, gpu);
-  KernelModel affine_only = k;
-  affine_only.global_reads.clear();
-  for (const GlobalRead &g : k.global_reads)
-    if (!non_affine.count(g.name)) affine_only.global_reads.push_back(g);
-  const KernelCost affine = cost_of_kernel(affine_only, gpu);
+  const bool reads_non_affine = std::any_of(k.global_reads.begin(), k.global_reads.end(),
+                                            [&non_affine](const GlobalRead &g) { return non_affine.count(g.name) > 0; });
+  KernelCost affine = full;
+  if (reads_non_affine) {
+    KernelModel affine_only = k;
+    affine_only.global_reads.clear();
+    for (const GlobalRead &g : k.global_reads)
+      if (!non_affine.count(g.name)) affine_only.global_reads.push_back(g);
+    affine = cost_of_kernel(affine_only, gpu);
+  }
 
   CostTerms &t = out.terms_ms;
   t[kTermLatency] = term(affine, "latency");
