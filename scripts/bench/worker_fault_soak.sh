@@ -13,7 +13,7 @@
 #   scripts/bench/worker_fault_soak.sh [BUILD_DIR] [FAULTS]      (default: build, 1000)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$here/build}
+build=$(cd "${1:-$here/build}" && pwd)
 faults=${2:-1000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hlsched-fault-soak.XXXXXX")
 mkdir -p "$work/tmp" "$work/cache"
