@@ -441,6 +441,7 @@ SearchOutcome BeamSearch::run(const ScheduleState *previous) {
 ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
   ScheduleState state(dag_);
   OptionLimits limits;
+  limits.small_loops_in_thread = true;  // in the space, not chosen by the search (see OptionLimits)
   for (int func : order_) {
     // Options grouped by the constructs they use, a group drawn first and then one of its
     // options: tilings outnumber the other options by hundreds, and a uniform draw would

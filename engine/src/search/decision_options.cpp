@@ -165,7 +165,29 @@ bool grid_fits(const StageTiling &t) {
 
 }  // namespace
 
-std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse) {
+// Whether a stage (or, one level down, a Func it reads) reads some producer at a point that does
+// not follow loop `var`: a value every iteration of `var` shares (unsharp's per-pixel ratio for
+// each channel), computed once per thread when the loop runs inside it.
+bool shares_values_across(const PipelineDag &dag, const StageNode &stage, const std::string &var, int depth = 0) {
+  for (const ProducerAccess &a : stage.accesses) {
+    bool follows = false;
+    for (size_t d = 0; d < a.region_min.size(); d++) {
+      const bool here = a.region_min[d].coefficients.count(var) || a.region_max[d].coefficients.count(var) ||
+                        !a.region_min[d].is_affine || !a.region_max[d].is_affine;
+      follows = follows || here;
+      // One level down, through the producer's variable at this dimension.
+      const FuncNode *p = dag.find(a.producer);
+      if (here && depth == 0 && p && d < p->args.size() && p->stages.size() == 1 && a.region_min[d].is_affine &&
+          shares_values_across(dag, p->stages[0], p->args[d], depth + 1))
+        return true;
+    }
+    if (!follows) return true;
+  }
+  return false;
+}
+
+std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse,
+                                        bool small_loops_in_thread) {
   StageTiling base = empty_tiling(stage, stage_index);
   if (base.single_thread) return {base};
   const std::vector<size_t> loops = thread_loops(base);
@@ -212,7 +234,7 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
     if (t0 <= cap0) widths.push_back(t0);
   if (widths.empty()) widths.push_back(cap0);
   std::vector<int> small_choices = {-1};
-  if (small_loop >= 0) small_choices.push_back(small_loop);
+  if (small_loop >= 0 && small_loops_in_thread) small_choices.push_back(small_loop);
   // Points per thread (register blocking), along the second loop: rows of 1..8; along the
   // coalescing loop too (2x1, 4x1) and in two dimensions (2x2, 3x3 for 3x3 stencils), for
   // blocks at most 64 threads wide (wider ones make tiles of 512+ points along x). The thread's
@@ -344,7 +366,13 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
   if (inline_is_legal(f) && (only_inline_or_fused || inline_is_sensible(dag, f)))
     options.push_back(FuncDecision{ComputeLevel::Inline});
 
-  for (const StageTiling &tiling : tiling_options(f.stages[0], 0, gpu, limits.coarse)) {
+  // A small loop inside each thread pays where its iterations share values (measured faster on
+  // the H200 for camera_pipe's and unsharp's outputs, slower for stages that reload per channel).
+  bool small_loops = limits.small_loops_in_thread;
+  const StageTiling plain = empty_tiling(f.stages[0], 0);
+  for (size_t i = 2; i < plain.vars.size() && !small_loops; i++)
+    small_loops = shares_values_across(dag, f.stages[0], plain.vars[i]);
+  for (const StageTiling &tiling : tiling_options(f.stages[0], 0, gpu, limits.coarse, small_loops)) {
     if (only_inline_or_fused) break;
     FuncDecision root{ComputeLevel::Root, -1, {tiling}};
     for (size_t s = 1; s < f.stages.size(); s++) root.tilings.push_back(update_tiling(f.stages[s], tiling, gpu));
