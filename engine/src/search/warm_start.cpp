@@ -110,7 +110,10 @@ bool WarmStart::read(std::istream &in) {
   entries_.clear();
   std::string magic;
   size_t count = 0;
-  if (!(in >> magic) || magic != kMagic || !(in >> options_key_ >> count)) return false;
+  // v1 (datasets of 2026-12-01 keep it) has the same tokens; v2 only added the file's checksum.
+  if (!(in >> magic) || (magic != kMagic && magic != std::string("hlsched-warm-start-v1")) ||
+      !(in >> options_key_ >> count))
+    return false;
   std::map<std::string, Entry> entries;
   for (size_t i = 0; i < count; i++) {
     std::string name;

@@ -55,7 +55,9 @@ int ingest_and_train(const AutotuneRequest &request, const std::string &results,
     return 0;
   }
   std::cerr << "autotune: step 5, retrain on " << request.dataset << std::endl;
-  return run_visible({own_image_path().string(), "train", "--data", request.dataset, "--out", request.weights_out});
+  // The real path: "/proc/self/exe" would name the shell that std::system starts.
+  return run_visible({fs::canonical(own_image_path()).string(), "train", "--data", request.dataset, "--out",
+                      request.weights_out});
 }
 
 }  // namespace
