@@ -2,7 +2,8 @@
 # Installs what is missing from Debian 12's packages, then configures and builds hlsched.
 # Idempotent: when everything is present it only runs the (incremental) build.
 #
-#   scripts/setup.sh            install + build
+#   scripts/setup.sh            install + build everything (tests, the VS Code extension too)
+#   scripts/setup.sh --main     install + build only the hlsched executable and what it runs
 #   scripts/setup.sh --no-build install only
 set -euo pipefail
 
@@ -21,6 +22,12 @@ packages=(
   libpng-dev libjpeg-dev       # Halide's image_io in the examples' tests
   xz-utils
 )
+# The editor clients' builds and tests (editors/): not needed by the main job (--main).
+if [[ "${1:-}" != "--main" ]]; then
+  packages+=(neovim)  # the Neovim plugin's end-to-end test
+  # The VS Code extension builds with Node and npm: Debian's, unless a Node is installed already.
+  command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -38,4 +45,10 @@ fi
 if [[ ! -f "$build_dir/build.ninja" ]]; then
   cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
 fi
+if [[ "${1:-}" == "--main" ]]; then
+  # What `hlsched schedule --verify` needs: the executable (its workers are itself) and what it links.
+  cmake --build "$build_dir" --target hlsched -j "$(nproc)" >&2
+  exit 0
+fi
 cmake --build "$build_dir" -j "$(nproc)" >&2
+"$here/scripts/build_vscode_extension.sh" >/dev/null

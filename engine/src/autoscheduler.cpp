@@ -8,8 +8,10 @@
 
 #include "cost/gpu_cost_model.h"
 #include "cost/kernel_model.h"
+#include "cost/learned_model.h"
 #include "cost/roofline.h"
 #include "schedule/state_to_spec.h"
+#include "search/constructs.h"
 #include "search/beam_search.h"
 #include "search/content_hash.h"
 #include "search/warm_start.h"
@@ -46,10 +48,11 @@ std::string placement_comment(const PipelineDag &dag, const FuncSchedule &fs, co
 }
 
 // Per-stage costs of a complete state: one entry per kernel.
-std::vector<StageCost> kernel_costs(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu) {
+std::vector<StageCost> kernel_costs(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu,
+                                    const LearnedCostModel *model) {
   std::vector<StageCost> costs;
   for (const KernelModel &km : build_kernel_models(dag, state, gpu)) {
-    KernelCost kc = cost_of_kernel(km, gpu);
+    KernelCost kc = predict_kernel_cost(model, dag, state, km, gpu);
     StageCost c;
     c.func = dag.funcs[km.root].name;
     c.stage = km.stage;
@@ -115,28 +118,34 @@ void set_target_for_buffer_sizes(const PipelineDag &dag, const GpuProfile &gpu, 
 uint64_t search_options_key(const AutoschedulerOptions &o) {
   ContentHash<0x510e527fade682d1ULL> h;
   h.add(o.gpu_profile);
+  h.add(o.model);
+  h.add(o.weights);
   for (uint64_t v : {uint64_t(o.beam_size), uint64_t(o.passes), uint64_t(o.freeze), uint64_t(o.sampling), o.seed}) h.add(v);
   return h.h;
 }
 
 ScheduleResult result_for_state(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu,
-                                const std::string &strategy) {
+                                const std::string &strategy, const LearnedCostModel *model) {
   ScheduleResult result;
   result.schedule = state_to_spec(dag, state, gpu);
-  result.stages = kernel_costs(dag, state, gpu);
+  result.constructs = constructs_used(dag, state);
+  result.stages = kernel_costs(dag, state, gpu, model);
   for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
   for (FuncSchedule &fs : result.schedule.funcs)  // an rfactor's intermediate keeps its own comment
     if (const int f = dag.index_of(fs.func); f >= 0) fs.comment = state_comment(dag, state, f, result.stages);
   result.gpu_profile = gpu.name;
-  result.cost_model = "GPU cost terms from the " + gpu.name +
-                      " profile's rates (compute, DRAM/L2/L1 traffic with coalescing, shared memory, occupancy, "
-                      "launches); default coefficients, no learned model yet";
+  result.cost_model = model ? "learned hybrid model (" + model->source() + ": " + model->weights().provenance +
+                                  "): coefficients x the " + gpu.name + " profile's cost terms"
+                            : "GPU cost terms from the " + gpu.name +
+                                  " profile's rates (compute, DRAM/L2/L1 traffic with coalescing, shared memory, "
+                                  "occupancy, launches); hand-set coefficients (--model hand)";
   result.schedule.header_comments = {
       "Schedule by hlsched (" + strategy + " search) for " + gpu.halide_target + " on " + gpu.description + ".",
       "Predicted runtime " + format_ms(result.predicted_runtime_ms) + ".",
   };
   set_target_for_buffer_sizes(dag, gpu, result);
   result.schedule_code = emit_schedule_source(result.schedule, EmitContext::GeneratorSchedule);
+  result.decisions = WarmStart::from_state(dag, state, 0).to_text();
   return result;
 }
 
@@ -191,7 +200,7 @@ ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const Pipelin
       result = simple_result(dag, gpu);
       outcome.stats.fallback = "no valid option for " + stuck;
     } else {
-      result = result_for_state(dag, outcome.best, gpu, "beam");
+      result = result_for_state(dag, outcome.best, gpu, "beam", select_cost_model(options).get());
     }
     result.search = outcome.stats;
     result.search.memo_entries_loaded = loaded;
@@ -218,15 +227,17 @@ std::vector<ScheduleResult> sample_schedules(const Halide::Pipeline &pipeline, c
   AutoschedulerOptions no_memo = options;
   no_memo.memo = false;
   BeamSearch search(dag, gpu, no_memo, memo);
+  const std::shared_ptr<const LearnedCostModel> model = select_cost_model(options);
   std::vector<ScheduleResult> samples;
   for (int i = first_index; i < first_index + count; i++) {
-    std::seed_seq sequence{uint32_t(seed), uint32_t(seed >> 32), uint32_t(i)};
-    std::mt19937_64 rng(sequence);
+    std::mt19937_64 rng = BeamSearch::sample_rng(seed, i);
     ScheduleState state = search.random_walk(rng);
     if (!state.complete()) continue;
-    samples.push_back(result_for_state(dag, state, gpu, "random walk"));
+    samples.push_back(result_for_state(dag, state, gpu, "random walk", model.get()));
   }
   return samples;
 }
+
+const std::vector<std::string> &schedule_constructs() { return all_constructs(); }
 
 }  // namespace hlsched

@@ -51,7 +51,8 @@ std::vector<std::string> worker_argv(const AnalysisRequest &request, const std::
   if (request.verify) argv.push_back("--verify");
   if (request.task == "sample")
     argv.insert(argv.end(), {"--count", std::to_string(request.sample_count), "--sample-seed",
-                             std::to_string(request.sample_seed)});
+                             std::to_string(request.sample_seed), "--sample-first",
+                             std::to_string(request.sample_first)});
   return argv;
 }
 

@@ -32,6 +32,7 @@ struct AnalysisRequest {
   std::string schedule_path;  ///< "apply": the schedule JSON to apply
   int sample_count = 1;       ///< "sample"
   uint64_t sample_seed = 0;   ///< "sample"
+  int sample_first = 0;       ///< "sample": index of the first random walk
   std::chrono::milliseconds time_limit{60000};  ///< for building the pipeline and scheduling it
   std::size_t memory_limit_bytes = 0;
   std::filesystem::path cache_dir;

@@ -8,14 +8,18 @@
 #include <iostream>
 
 #include "bench/bench_command.h"
+#include "dataset/autotune_command.h"
+#include "dataset/dataset_command.h"
 #include "generator_analysis.h"
 #include "hlsched/engine/gpu_profile.h"
 #include "logging.h"
 #include "lsp/serve_command.h"
 #include "random_pipeline.h"
 #include "result_json.h"
+#include "rpc_command.h"
 #include "search_options_cli.h"
 #include "text_report.h"
+#include "train_command.h"
 #include "worker_main.h"
 
 namespace {
@@ -162,6 +166,18 @@ int run_sample(const SourceOptions &options, int count, uint64_t seed) {
   return 0;
 }
 
+int run_model_bench(const SourceOptions &options) {
+  AnalysisOutcome outcome = hlsched::server::analyze_generator(options.request("model-bench"));
+  if (!outcome.ok()) return report_failure(outcome, false);
+  const json &r = outcome.result;
+  std::cout << r.value("generator", "?") << " (" << r.value("funcs", 0) << " Funcs, " << r.value("kernels", 0)
+            << " kernels of 16 random schedules), evaluations per second on one core: hand model "
+            << int64_t(r.value("hand_per_second", 0.0)) << ", learned model (features + network) "
+            << int64_t(r.value("learned_per_second", 0.0)) << "; building a kernel model "
+            << int64_t(r.value("kernel_model_per_second", 0.0)) << "\n";
+  return 0;
+}
+
 int run_options_bench(const SourceOptions &options) {
   AnalysisOutcome outcome = hlsched::server::analyze_generator(options.request("options-bench"));
   if (!outcome.ok()) return report_failure(outcome, false);
@@ -210,6 +226,14 @@ int main(int argc, char **argv) {
   CLI::App *options_bench = app.add_subcommand("options-bench", "Measure the schedule space's throughput (children, costs, hashes per second)");
   options_bench_options.add_to(options_bench, /*with_json=*/false);
 
+  SourceOptions model_bench_options;
+  CLI::App *model_bench = app.add_subcommand("model-bench", "Measure the cost models' evaluations per second on one core");
+  model_bench_options.add_to(model_bench, /*with_json=*/false);
+
+  hlsched::server::TrainCommand train_command;
+  train_command.add_to(app);
+  CLI::App *train = app.get_subcommand("train");
+
   CLI::App *lower = app.add_subcommand("lower", "Compile a generator with its own schedule for a target (checks a pasted schedule)");
   lower_options.add_to(lower);
   lower->add_option("--target", lower_target, "Halide target (default: the GPU profile's)");
@@ -227,6 +251,13 @@ int main(int argc, char **argv) {
   CLI::App *bench = bench_command.add_to(app);
   hlsched::server::bench::ReportCommand report_command;
   CLI::App *report = report_command.add_to(app);
+  hlsched::server::RpcCommand rpc_command;
+  CLI::App *rpc = rpc_command.add_to(app);
+
+  hlsched::dataset::DatasetCommand dataset_command;
+  CLI::App *dataset = dataset_command.add_to(app);
+  hlsched::dataset::AutotuneCommand autotune_command;
+  CLI::App *autotune = autotune_command.add_to(app);
 
   hlsched::server::lsp::ServeOptions serve_options;
   CLI::App *serve = app.add_subcommand("serve", "Run the language server: LSP over stdio, or over TCP with --listen");
@@ -249,6 +280,7 @@ int main(int argc, char **argv) {
   worker->add_option("--schedule", worker_request.schedule_path);
   worker->add_option("--count", worker_request.sample_count);
   worker->add_option("--sample-seed", worker_request.sample_seed);
+  worker->add_option("--sample-first", worker_request.sample_first);
 
   try {
     app.parse(argc, argv);
@@ -265,9 +297,14 @@ int main(int argc, char **argv) {
     if (*lower) return run_lower(lower_options, lower_target, lower_stmt);
     if (*sample) return run_sample(sample_options, sample_count, sample_seed);
     if (*options_bench) return run_options_bench(options_bench_options);
+    if (*model_bench) return run_model_bench(model_bench_options);
+    if (*train) return train_command.run();
     if (*random) return run_random_pipeline(random_options, random_output);
     if (*bench) return bench_command.run();
     if (*report) return report_command.run();
+    if (*rpc) return rpc_command.run();
+    if (*dataset) return dataset_command.run();
+    if (*autotune) return autotune_command.run();
     if (*worker) {
       for (const auto &p : worker_params) worker_request.params.insert(hlsched::server::parse_param(p));
       return hlsched::server::run_worker_task(worker_request);

@@ -99,6 +99,7 @@ json to_json(const ScheduleResult &result) {
           {"target", result.target},
           {"gpu_profile", result.gpu_profile},
           {"cost_model", result.cost_model},
+          {"decisions", result.decisions},
           {"search",
            {{"time_ms", result.search.time_ms},
             {"states_evaluated", result.search.states_evaluated},

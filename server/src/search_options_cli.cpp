@@ -17,6 +17,10 @@ void add_search_options(CLI::App *command, AutoschedulerOptions &o) {
   command->add_option("--time-budget", o.time_budget_s, "Seconds the search may take (it returns the best so far)")
       ->check(CLI::PositiveNumber);
   command->add_option("--memo-file", o.memo_path, "Load the cost memo from this file and save it back");
+  command->add_option("--model", o.model, "Cost model: hand (the profile's rates) or learned (hybrid network)")
+      ->check(CLI::IsMember({"hand", "learned"}));
+  command->add_option("--weights", o.weights, "Learned model weights from hlsched train (default: embedded for the GPU)")
+      ->check(CLI::ExistingFile);
 }
 
 std::vector<std::string> search_option_args(const AutoschedulerOptions &o) {
@@ -32,6 +36,8 @@ std::vector<std::string> search_option_args(const AutoschedulerOptions &o) {
   if (!o.sampling) args.push_back("--no-sampling");
   if (!o.memo) args.push_back("--no-memo");
   if (!o.memo_path.empty()) args.insert(args.end(), {"--memo-file", o.memo_path});
+  args.insert(args.end(), {"--model", o.model});
+  if (!o.weights.empty()) args.insert(args.end(), {"--weights", o.weights});
   return args;
 }
 

@@ -13,6 +13,7 @@
 
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/compile_check.h"
+#include "hlsched/engine/cost_training.h"
 #include "hlsched/engine/generator_instance.h"
 #include "hlsched/engine/gpu_profile.h"
 #include "hlsched/engine/pipeline_dag.h"
@@ -144,12 +145,44 @@ json run_task(const WorkerRequest &request) {
     AutoschedulerOptions options = request.search;
     options.gpu_profile = request.gpu_profile;
     json samples = json::array();
-    for (const ScheduleResult &r : sample_schedules(inst.pipeline, dag, options, request.sample_count, request.sample_seed)) {
-      json entry = to_json(r);
-      entry.erase("search");
-      samples.push_back(entry);
-    }
+    // One walk at a time, to say which walk each sample is: walks that end without a complete
+    // schedule are left out, and the plugin's sample=I names the walk, not the position here.
+    for (int walk = request.sample_first; walk < request.sample_first + request.sample_count; walk++)
+      for (const ScheduleResult &r : sample_schedules(inst.pipeline, dag, options, 1, request.sample_seed, walk)) {
+        json entry = to_json(r);
+        entry.erase("search");
+        entry["walk"] = walk;
+        samples.push_back(entry);
+      }
     return {{"generator", name}, {"seed", request.sample_seed}, {"samples", samples}};
+  }
+  if (request.task == "featurize") {
+    // Training: the listed schedules' kernel features (schedule_path: a JSON array of
+    // {"sample_seed", "sample_index"} or {"state": saved state text}).
+    std::ifstream in(request.schedule_path);
+    const json refs = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!refs.is_array()) throw UserError("schedule", "cannot read the schedule list " + request.schedule_path);
+    std::vector<ScheduleRef> schedules;
+    for (const json &r : refs) {
+      ScheduleRef ref;
+      ref.sample_seed = r.value("sample_seed", uint64_t(0));
+      ref.sample_index = r.value("sample_index", -1);
+      ref.state_text = r.value("state", std::string());
+      schedules.push_back(ref);
+    }
+    AutoschedulerOptions options = request.search;
+    options.gpu_profile = request.gpu_profile;
+    TrainingSet set;
+    set.pipelines.push_back({name, featurize_schedules(dag, options, schedules)});
+    return {{"generator", name}, {"feature_version", cost_feature_version()}, {"features", training_set_to_text(set)}};
+  }
+  if (request.task == "model-bench") {
+    AutoschedulerOptions options = request.search;
+    options.gpu_profile = request.gpu_profile;
+    const CostModelThroughput t = measure_cost_model_throughput(dag, options, 3.0);
+    return {{"generator", name}, {"funcs", dag.funcs.size()}, {"kernels", t.kernels},
+            {"hand_per_second", t.hand_per_second}, {"learned_per_second", t.learned_per_second},
+            {"kernel_model_per_second", t.model_build_per_second}};
   }
   if (request.task == "options-bench") {
     AutoschedulerOptions options = request.search;

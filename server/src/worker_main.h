@@ -24,6 +24,7 @@ struct WorkerRequest {
   std::string schedule_path; ///< "apply": a schedule JSON (the "schedule" field of a result)
   int sample_count = 1;      ///< "sample": how many random schedules
   uint64_t sample_seed = 0;  ///< "sample": their seed
+  int sample_first = 0;      ///< "sample": the first walk's index (walks first .. first + count - 1)
 };
 
 /// Exit codes of the worker process besides crashes.

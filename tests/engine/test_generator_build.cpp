@@ -147,6 +147,33 @@ TEST_CASE("build_generator really uses the precompiled Halide.h", "[generator_bu
   CHECK(outcome.stderr_text.find("! " + build.precompiled_header.string()) != std::string::npos);
 }
 
+TEST_CASE("build_generator uses the precompiled Halide.h after system headers, and keeps other orders", "[generator_build]") {
+  Scratch scratch;
+  // Like examples/stencil_chain: GCC ignores a .gch unless it is the first include, so the build
+  // includes Halide.h first (-include), which changes nothing for such a source.
+  const auto after_std = scratch.write("after_std_generator.cpp", "// a comment\n/* and a\n block */\n#include <vector>\n\n"
+                                       "#include \"Halide.h\"\n// " + unique_tag() + "\nstd::vector<Halide::Expr> v;\n");
+  const auto build = hlsched::build_generator(after_std, test_options());
+  INFO(describe(build));
+  REQUIRE(build.ok);
+  scratch.built.push_back(build.shared_object);
+  auto command = build.command;
+  command.insert(command.begin() + 1, {"-H", "-fsyntax-only"});
+  const auto outcome = hlsched::run_worker(command, {});
+  INFO(outcome.stderr_text.substr(0, 2000));
+  CHECK(outcome.succeeded());
+  CHECK(outcome.stderr_text.find("! " + build.precompiled_header.string()) != std::string::npos);
+
+  // A macro before Halide.h may change what it means: no forced include then.
+  const auto with_macro = scratch.write("macro_generator.cpp", "#define HLSCHED_TEST_MACRO 1\n#include \"Halide.h\"\n// " +
+                                        unique_tag() + "\n");
+  const auto kept = hlsched::build_generator(with_macro, test_options());
+  INFO(describe(kept));
+  CHECK(kept.ok);
+  if (kept.ok) scratch.built.push_back(kept.shared_object);
+  CHECK(std::find(kept.command.begin(), kept.command.end(), "-include") == kept.command.end());
+}
+
 TEST_CASE("build_generator accepts Halide.h included twice with the precompiled header", "[generator_build]") {
   Scratch scratch;
   scratch.write("helpers.h", "#pragma once\n#include \"Halide.h\"\ninline Halide::Expr twice(Halide::Expr e) { return e * 2; }\n");

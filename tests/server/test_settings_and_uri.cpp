@@ -3,6 +3,7 @@
 
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/protocol/errors.h"
+#include "lsp/document_analysis.h"
 #include "lsp/server_settings.h"
 #include "lsp/uri.h"
 
@@ -83,4 +84,27 @@ TEST_CASE("file URIs round-trip with percent-encoding", "[uri]") {
   const std::filesystem::path odd = "/tmp/dir with spaces/ünï#code.cpp";
   CHECK(uri_from_path(odd) == "file:///tmp/dir%20with%20spaces/%C3%BCn%C3%AF%23code.cpp");
   CHECK(path_from_uri(uri_from_path(odd)) == odd);
+}
+
+TEST_CASE("\"trusted\": false - analyses build and run nothing, and say why", "[settings]") {
+  ServerSettings s;
+  CHECK(s.trusted);
+  apply_settings(json{{"trusted", false}}, s);
+  CHECK_FALSE(s.trusted);
+  CHECK(settings_to_json(s)["trusted"] == false);
+  CHECK_THROWS_AS(apply_settings(json{{"trusted", "no"}}, s), hlsched::protocol::InvalidParamsError);
+
+  // A file that would not even compile: under "trusted": false nothing reaches the compiler.
+  AnalysisJob job;
+  job.snapshot.text = "#error this must not be compiled\n";
+  job.settings = s;
+  job.cache_dir = "/nonexistent/hlsched-cache";
+  bool phase_reported = false;
+  job.on_phase = [&](AnalysisPhase) { phase_reported = true; };
+  const DocumentAnalysis a = run_document_analysis(job);
+  CHECK(a.outcome.status == hlsched::server::AnalysisOutcome::Status::UserError);
+  CHECK(a.outcome.error_kind == "untrusted");
+  CHECK(a.outcome.message.find("not trusted") != std::string::npos);
+  CHECK_FALSE(phase_reported);
+  CHECK(a.analyzed_file.empty());
 }

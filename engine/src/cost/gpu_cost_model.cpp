@@ -33,19 +33,25 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   const double lane_utilization = k.threads_per_block / (warps_per_block * gpu.warp_size);
   const double tail_utilization = 1.0 - k.wasted_points_fraction;
   const double utilization = std::max(1e-3, std::min(1.0, sm_utilization) * lane_utilization * tail_utilization);
-  const double resident_warps = std::min(resident * warps_per_block, double(gpu.max_warps_per_sm));
+  // The blocks that exist: a grid of fewer blocks than the SMs could hold leaves them emptier.
+  const double resident_here = std::min(resident, std::ceil(k.blocks / gpu.sm_count));
+  const double resident_warps = std::min(resident_here * warps_per_block, double(gpu.max_warps_per_sm));
   cost.occupancy = resident_warps / gpu.max_warps_per_sm;
 
-  const double ops = k.blocks * k.ops_per_block, math = k.blocks * k.math_ops_per_block;
+  const double ops = k.blocks * (k.ops_per_block + k.idle_lane_ops_per_block), math = k.blocks * k.math_ops_per_block;
   const double compute = (ops / gpu.fp32_ops_per_s + math / gpu.special_function_ops_per_s) / utilization;
 
-  double dram_bytes = k.store_bytes, l2_bytes = k.store_bytes / k.store_efficiency, l1_bytes = 0;
+  double dram_bytes = k.store_bytes, l2_bytes = k.store_bytes / k.store_efficiency, l1_bytes = k.update_rmw_bytes;
+  // Strided store instructions (several consecutive points per thread) take more L1 wavefronts
+  // than the sectors they finally fill.
+  if (k.store_instruction_efficiency < k.store_efficiency)
+    l1_bytes += k.store_bytes / k.store_instruction_efficiency;
   for (const GlobalRead &g : k.global_reads) {
     const double touched = k.blocks * g.footprint_per_block * g.bytes_per_element;
     // Reuse between blocks is served by L2 when the producer fits there, else refetched.
     const double unique = g.full_region * g.bytes_per_element;
     dram_bytes += unique <= gpu.l2_cache_bytes ? std::min(touched, unique) : touched;
-    l2_bytes += touched / g.coalescing_efficiency;
+    l2_bytes += touched / g.sector_efficiency;
     l1_bytes += k.blocks * g.loads_per_block * g.bytes_per_element / g.coalescing_efficiency;
   }
   double shared_bytes = 0, syncs = 0;
@@ -58,7 +64,10 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
     }
     if (f.level != ComputeLevel::Block) continue;
     shared_bytes += k.blocks * (f.bytes_per_block + f.loads_by_consumers * 4 * f.bank_conflict_ways);
-    syncs += 1;
+    // A reduction computed per block: each step a read and a write of its accumulator in shared
+    // memory, and a barrier after each of its definitions (pure, then each update).
+    shared_bytes += k.blocks * f.accumulator_updates_per_block * 2 * 4;
+    syncs += f.stages;
   }
   // Bandwidths are reached only with every SM busy; a half-empty last wave gets less.
   const double dram = dram_bytes / gpu.dram_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);

@@ -134,9 +134,11 @@ private:
     for (size_t d = 0; d < root.args.size(); d++)
       if (extents.count(root.args[d])) r.box[d] = extents[root.args[d]];
     int inner = tiling.single_thread ? -1 : tiling.innermost_thread_loop();
+    // Consecutive points per thread along the coalescing loop: neighbouring threads are that
+    // many points apart.
     if (inner >= 0)
       for (size_t d = 0; d < root.args.size(); d++)
-        if (root.args[d] == tiling.vars[inner]) r.stride = {int(d), 1.0};
+        if (root.args[d] == tiling.vars[inner]) r.stride = {int(d), double(tiling.serial[inner])};
 
     visit_stage(root_, root.stages[stage_], extents, r.evals, unrolled_root_ ? &*unrolled_root_ : nullptr, info,
                 per_thread, km);
@@ -371,6 +373,7 @@ private:
         km.global_reads.push_back(GlobalRead{a.producer, bytes_of(dag_, a.producer)});
         read = &km.global_reads.back();
         read->coalescing_efficiency = 1;
+        read->sector_efficiency = 1;
         read->full_region = 1;
         for (size_t d = 0; d < box.size(); d++) read->full_region *= full_extent_of(dag_, a.producer, d);
       }
@@ -389,7 +392,18 @@ private:
                                    : 1.0;
       read->coalescing_efficiency =
           std::min(read->coalescing_efficiency, coalescing_efficiency(stride, read->bytes_per_element, threads_x));
+      ThreadStride group = stride;
+      group.coef /= points_along_x();
+      read->sector_efficiency =
+          std::min(read->sector_efficiency, coalescing_efficiency(group, read->bytes_per_element, threads_x));
     }
+  }
+
+  // The kernel's consecutive points per thread along its coalescing loop.
+  double points_along_x() const {
+    const StageTiling &t = state_.decisions[root_].tilings.at(stage_);
+    const int inner = t.single_thread ? -1 : t.innermost_thread_loop();
+    return inner >= 0 ? double(std::max<int64_t>(1, t.serial[inner])) : 1.0;
   }
 
   void summarize(const StageTiling &tiling, const std::vector<FuncInKernel> &per_block,
@@ -414,6 +428,7 @@ private:
       // point and reduction step; an inlined Func's expression.
       std::vector<const StageNode *> stages = {c == root_ ? &stage : &dag_.funcs[c].stages[0]};
       for (size_t k = 1; fused_here && k < dag_.funcs[c].stages.size(); k++) stages.push_back(&dag_.funcs[c].stages[k]);
+      double accumulator_updates = 0;
       for (const StageNode *s : stages) {
         double steps = 1;
         for (const LoopDim &loop : s->loops)
@@ -421,11 +436,15 @@ private:
         const ArithmeticOps ops = s->arithmetic_ops();
         km.ops_per_block += evals * steps * double(ops.basic);
         km.math_ops_per_block += evals * steps * double(ops.math);
+        if (s->index > 0) accumulator_updates += evals * steps;
+        if (c != root_ && d.level == ComputeLevel::Block) block_fused_ops_[c] += evals * steps * double(ops.total());
       }
       if (!fused_here) continue;
       FusedFunc fused;
       fused.func = c;
       fused.level = d.level;
+      fused.stages = int(dag_.funcs[c].stages.size());
+      fused.accumulator_updates_per_block = accumulator_updates;
       fused.points_per_block = evals;
       fused.loads_by_consumers = fused_loads_[c];
       fused.bank_conflict_ways = std::max(1.0, bank_conflicts_[c]);
@@ -452,12 +471,21 @@ private:
       km.fused.push_back(fused);
     }
 
-    // Stores: every point of the stage once (updates store each iteration, mostly into L1/L2).
+    // Stores: every point the stage writes once (the whole Func for the pure stage; an update
+    // writing one row writes that row); an update's every iteration is a read-modify-write of
+    // its point, mostly in L1/L2 (a data-dependent scatter too).
     double region_points = 1;
     for (const Span &s : root.region) region_points *= double(std::max<int64_t>(1, s.extent()));
-    km.store_bytes = region_points * double(root.bytes_per_point());
+    const double written = stage_ > 0 ? std::min(region_points, double(std::max<int64_t>(1, stage.points))) : region_points;
+    km.store_bytes = written * double(root.bytes_per_point());
+    if (stage_ > 0 && !tiling.atomic && !tiling.privatized)
+      km.update_rmw_bytes = 2.0 * double(std::max<int64_t>(1, stage.points)) * double(root.bytes_per_point());
     const int inner = tiling.single_thread ? -1 : tiling.innermost_thread_loop();
-    km.store_efficiency = coalescing_efficiency(per_block[root_].stride, int(root.bytes_per_point()),
+    ThreadStride store_group = per_block[root_].stride;
+    store_group.coef /= points_along_x();
+    km.store_instruction_efficiency = coalescing_efficiency(per_block[root_].stride, int(root.bytes_per_point()),
+                                                            inner >= 0 ? double(tiling.threads[inner]) : 1.0);
+    km.store_efficiency = coalescing_efficiency(store_group, int(root.bytes_per_point()),
                                                 inner >= 0 ? double(tiling.threads[inner]) : 1.0);
     if (inner < 0 && !tiling.single_thread) km.store_efficiency = std::min(1.0, root.bytes_per_point() / 32.0);
     if (tiling.atomic) {
@@ -485,6 +513,8 @@ private:
       km.store_efficiency = 1;  // the copy is added bin by bin, consecutive threads, consecutive bins
     }
 
+    if (tiling.atomic || tiling.privatized) km.store_instruction_efficiency = km.store_efficiency;
+    if (!tiling.single_thread && !tiling.privatized) charge_idle_lanes(tiling, km);
     // Register blocking unrolls a thread's points; a privatized scatter loops over them.
     const double unrolled = tiling.privatized ? 1 : double(tiling.points_per_thread());
     km.registers_per_thread = 24 + 2 * unrolled * double(root.types.size()) + thread_points;
@@ -506,11 +536,59 @@ private:
     }
   }
 
+  // The thread block Halide launches and the lanes it leaves idle (KernelModel::block_shape,
+  // idle_lane_ops_per_block). As state_to_spec schedules them, consumers first: a Func fused per
+  // block spreads up to two of its loops over the block's threads, growing the block to its box
+  // when that fits the hardware limit; else it covers its box in passes shaped like the root's
+  // thread tile. Every stage runs on the whole block, its extra lanes waiting.
+  void charge_idle_lanes(const StageTiling &tiling, KernelModel &km) {
+    std::vector<double> shape, chunk;
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (tiling.tiled(i)) shape.push_back(double(tiling.threads[i]));
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (tiling.threads[i] > 1) chunk.push_back(double(tiling.threads[i]));
+    shape.resize(3, 1);
+    chunk.resize(2, 1);
+    const double root_threads = shape[0] * shape[1] * shape[2];
+    std::map<int, double> passes;
+    for (const FusedFunc &f : km.fused) {
+      if (f.level != ComputeLevel::Block || f.func == root_) continue;
+      std::vector<double> dims;
+      for (size_t d = 0; d < f.box.size() && dims.size() < 2; d++)
+        if (f.box[d] > 1) dims.push_back(f.box[d]);
+      std::vector<double> grown = shape;
+      for (size_t k = 0; k < dims.size(); k++) grown[k] = std::max(grown[k], dims[k]);
+      if (grown[0] * grown[1] * grown[2] <= gpu_.max_threads_per_block) {
+        shape = grown;
+        passes[f.func] = 1;
+        continue;
+      }
+      double n = 1;
+      for (size_t k = 0; k < dims.size(); k++) n *= std::ceil(dims[k] / std::max(1.0, chunk[k]));
+      passes[f.func] = n;
+    }
+    km.block_shape = shape;
+    const double threads = shape[0] * shape[1] * shape[2];
+    double block_fused_ops = 0;
+    for (const FusedFunc &f : km.fused) {
+      if (f.level != ComputeLevel::Block || f.func == root_ || f.points_per_block <= 0) continue;
+      const double ops = block_fused_ops_[f.func];
+      block_fused_ops += ops;
+      const double lanes = passes[f.func] * threads;
+      km.idle_lane_ops_per_block += ops / f.points_per_block * std::max(0.0, lanes - f.points_per_block);
+    }
+    // The root stage (with its inlined and per-thread Funcs) runs on its own threads only.
+    if (threads > root_threads)
+      km.idle_lane_ops_per_block += (km.ops_per_block - block_fused_ops) * (threads / root_threads - 1);
+    km.threads_per_block = threads;
+  }
+
   const PipelineDag &dag_;
   const ScheduleState &state_;
   const GpuProfile &gpu_;
   int root_, stage_;
   std::map<int, double> fused_loads_, bank_conflicts_;
+  std::map<int, double> block_fused_ops_;  ///< arithmetic per block of each Func fused per block
   std::optional<Unrolled> unrolled_root_;  ///< root_unrolled() of the kernel's tiling, made first
   std::vector<FuncInKernel> per_thread_;  ///< the per-thread propagation, made first
   mutable std::map<int, bool> translations_;                    ///< read_by_translations()

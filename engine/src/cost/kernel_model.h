@@ -22,6 +22,11 @@ struct GlobalRead {
   double full_region = 0;            ///< elements of the producer's whole region
   double loads_per_block = 0;        ///< load instructions per block (threads x calls)
   double coalescing_efficiency = 1;  ///< useful bytes / bytes moved in 32-byte sectors (0..1]
+  /// The same over all of a thread's unrolled points along the coalescing loop: with several
+  /// consecutive points per thread, one load instruction of a warp is strided, but the thread's
+  /// next loads use the rest of the sectors (served by L1). Equal to coalescing_efficiency with
+  /// one point per thread along that loop.
+  double sector_efficiency = 1;
 };
 
 /// A Func computed inside the kernel's blocks other than the kernel's own stage.
@@ -33,6 +38,10 @@ struct FusedFunc {
   double loads_by_consumers = 0;     ///< reads of it per block (from shared memory or registers)
   double bank_conflict_ways = 1;     ///< shared memory: accesses serialized per warp request
   double max_threads_needed = 0;     ///< threads to compute one point each per block
+  int stages = 1;                    ///< its definitions (pure + updates), each a pass over the block
+  /// Updates: reads and writes of its own points per block (an accumulator in shared memory or
+  /// registers, one read-modify-write per point and reduction step).
+  double accumulator_updates_per_block = 0;
   std::vector<double> box;           ///< extent per dimension computed per block
   std::vector<double> thread_box;    ///< Thread level: extent per dimension computed per thread
   /// Thread level: every access to it is at a constant index once unrolled (the kernel's points
@@ -52,8 +61,20 @@ struct KernelModel {
   double wasted_points_fraction = 0;  ///< tails: tile points beyond the region
   double ops_per_block = 0;      ///< arithmetic of the root stage, inlined Funcs and fused Funcs
   double math_ops_per_block = 0; ///< transcendental functions
-  double store_bytes = 0;        ///< whole kernel
-  double store_efficiency = 1;
+  double store_bytes = 0;        ///< whole kernel: the points it writes (an update: those its loops reach)
+  /// Update stages: each iteration reads and writes its point of the Func again (a
+  /// read-modify-write per reduction step, served by L1/L2): bytes over the whole kernel.
+  double update_rmw_bytes = 0;
+  /// The launched thread block per GPU thread dimension: the root stage's threads, grown where a
+  /// Func fused per block covers more points in one pass (Halide's block is the largest extent
+  /// any stage gives each thread loop).
+  std::vector<double> block_shape;
+  /// Arithmetic the block's idle lanes wait through, per block: stages that use fewer threads
+  /// than the block has, or cover their region in passes shaped like the block whose last pass
+  /// is partly empty. Counted in the compute term on top of ops_per_block.
+  double idle_lane_ops_per_block = 0;
+  double store_efficiency = 1;   ///< of the warps' stores over a thread's unrolled points (sectors)
+  double store_instruction_efficiency = 1;  ///< of one store instruction of a warp
   double registers_per_thread = 32;
   /// Atomic scatters: read-modify-writes to global memory over the whole kernel, and per block
   /// to a privatized copy in shared memory, spread over `atomic_addresses` points of the Func.

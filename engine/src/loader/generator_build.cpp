@@ -178,6 +178,31 @@ bool includes_halide(const std::string &source_text) {
   return false;
 }
 
+// Whether Halide.h may be included before everything else in `source_text` without changing its
+// meaning: before its #include there are only comments, blank lines and #include <...> of system
+// headers (Halide.h includes the standard library itself, and has an include guard). GCC uses a
+// precompiled header only as the first thing a file includes; forcing Halide.h first (-include)
+// lets a source that starts with `#include <vector>` use it too, which saves most of its build.
+bool halide_may_come_first(const std::string &source_text) {
+  std::istringstream lines(source_text);
+  std::string line;
+  bool in_comment = false;
+  while (std::getline(lines, line)) {
+    const std::size_t start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos) continue;
+    const std::string text = line.substr(start);
+    if (in_comment || text.rfind("/*", 0) == 0) {
+      in_comment = text.find("*/", in_comment ? 0 : 2) == std::string::npos;
+      continue;
+    }
+    if (text.rfind("//", 0) == 0) continue;
+    const std::vector<std::string> system = included_names(text, '<'), local = included_names(text, '"');
+    if ((system.size() == 1 && system[0] == "Halide.h") || (local.size() == 1 && local[0] == "Halide.h")) return true;
+    if (system.size() != 1) return false;  // code, a macro, or a local header: keep the source's order
+  }
+  return false;
+}
+
 // Adds the contents of the local headers the source includes (one level deep) to the key.
 void add_local_headers(KeyHasher &key, const std::string &source_text, const fs::path &source_dir) {
   for (const auto &name : included_names(source_text, '"')) {
@@ -192,7 +217,9 @@ void add_local_headers(KeyHasher &key, const std::string &source_text, const fs:
 // Flags shared by the PCH build and the generator build. GCC only accepts a PCH built with the
 // same code-generation flags and macro definitions, so both builds take exactly these.
 std::vector<std::string> common_compile_flags(const GeneratorBuildOptions &options) {
-  std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-O1", "-g0", "-fdiagnostics-color=never",
+  // -O0: the generator's code runs once per analysis to build a pipeline (the search runs in the
+  // worker's own code), so optimizing it only lengthens every edit's build (docs/PERFORMANCE.md).
+  std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-O0", "-g0", "-fdiagnostics-color=never",
                                     "-Winvalid-pch"};  // says so when a .gch is found but rejected
   flags.insert(flags.end(), options.extra_flags.begin(), options.extra_flags.end());
   return flags;
@@ -422,8 +449,12 @@ GeneratorBuild build_generator(const fs::path &source_arg, const GeneratorBuildO
     const PchResult pch = ensure_precompiled_halide(options, cache_dir, halide_dir, compiler_id, halide_hash);
     result.pch_seconds = pch.build_seconds;
     result.precompiled_header = pch.file;
-    // Before everything else on the include path, so that #include "Halide.h" finds the .gch.
-    if (!pch.directory.empty()) command.push_back("-I" + pch.directory.string());
+    // Before everything else on the include path, so that #include "Halide.h" finds the .gch;
+    // and included first where that changes nothing, so that GCC can use it at all.
+    if (!pch.directory.empty()) {
+      command.push_back("-I" + pch.directory.string());
+      if (halide_may_come_first(source_text)) command.insert(command.end(), {"-include", (pch.directory / "Halide.h").string()});
+    }
   }
   const fs::path temporary = cache::temporary_name(result.shared_object);
   command.insert(command.end(), rest.begin(), rest.end());

@@ -70,10 +70,12 @@ PluginOptions options_from_environment() {
     }
     else if (key == "time-budget") options.time_budget_s = number();
     else if (key == "memo-file") options.memo_path = value;
+    else if (key == "model") options.model = value;
+    else if (key == "weights") options.weights = value;
     else
       throw std::invalid_argument("HLSCHED_OPTIONS: unknown option '" + key +
                                   "' (gpu, strategy, beam-size, passes, no-freeze, no-sampling, no-memo, seed, "
-                                  "sample, time-budget, memo-file)");
+                                  "sample, time-budget, memo-file, model, weights)");
   }
   if (options.strategy == "sample" && plugin.sample_index < 0) plugin.sample_index = 0;
   if (options.strategy != "sample" && plugin.sample_index >= 0)

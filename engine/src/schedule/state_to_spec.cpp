@@ -26,6 +26,7 @@ public:
     taken_.insert(name);
     return name;
   }
+  void reserve(const std::string &name) { taken_.insert(name); }
 
 private:
   std::set<std::string> taken_;
@@ -165,16 +166,15 @@ FuncSchedule privatize_stage(const FuncNode &f, const StageNode &stage, const St
   return copy;
 }
 
-// A Func computed per block: its loops spread over the block's threads.
-//
-// A kernel's thread block is, per dimension, the largest extent any of its stages gives that
-// GPU thread loop; `block_shape` tracks it so the product stays within the hardware limit.
-void schedule_block_fused(const FuncNode &f, const StageTiling &root_tiling, const std::vector<double> &box,
-                          const GpuProfile &gpu, std::vector<double> &block_shape, StageSchedule &out) {
+// The directives that spread a per-block Func's pure loops over the block's threads.
+std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTiling &root_tiling,
+                                               const std::vector<double> &box, const GpuProfile &gpu,
+                                               std::vector<double> &block_shape) {
+  std::vector<Directive> out;
   std::vector<size_t> dims;
   for (size_t d = 0; d < f.args.size() && dims.size() < 2; d++)
     if (d < box.size() && box[d] > 1) dims.push_back(d);
-  if (dims.empty()) return;  // a single point per block: one thread computes it
+  if (dims.empty()) return out;  // a single point per block: one thread computes it
   std::vector<double> grown = block_shape;
   for (size_t k = 0; k < dims.size(); k++) grown[k] = std::max(grown[k], box[dims[k]]);
   double threads = 1;
@@ -183,31 +183,54 @@ void schedule_block_fused(const FuncNode &f, const StageTiling &root_tiling, con
     block_shape = grown;
     Directive d{Kind::GpuThreads};
     for (size_t i : dims) d.vars.push_back(f.args[i]);
-    out.directives.push_back(d);
-    return;
+    out.push_back(d);
+    return out;
   }
   // Too many points for one pass: cover the region in chunks shaped like the kernel's threads.
   LoopNames fresh(f.stages[0]);
+  for (const StageNode &s : f.stages)
+    for (const LoopDim &l : s.loops) fresh.reserve(l.var);
   std::vector<int64_t> chunk;
   for (size_t k = 0; k < root_tiling.vars.size(); k++)
     if (root_tiling.threads[k] > 1) chunk.push_back(root_tiling.threads[k]);
   while (chunk.size() < dims.size()) chunk.push_back(1);
-  Directive threads_directive{Kind::GpuThreads};
   std::vector<std::string> inner, outer;
   for (size_t k = 0; k < dims.size(); k++) {
     const std::string &v = f.args[dims[k]];
     if (chunk[k] <= 1) continue;  // this loop stays serial
     std::string o = fresh.make(v, "o"), i = fresh.make(v, "i");
-    out.directives.push_back(Directive{Kind::Split, {v, o, i}, {std::max<int64_t>(1, chunk[k])}, kGuard});
+    out.push_back(Directive{Kind::Split, {v, o, i}, {std::max<int64_t>(1, chunk[k])}, kGuard});
     inner.push_back(i);
     outer.push_back(o);
   }
-  if (inner.empty()) return;
+  if (inner.empty()) return {};
   std::vector<std::string> order = inner;
   order.insert(order.end(), outer.begin(), outer.end());
-  out.directives.push_back(Directive{Kind::Reorder, order});
-  threads_directive.vars = inner;
-  out.directives.push_back(threads_directive);
+  out.push_back(Directive{Kind::Reorder, order});
+  out.push_back(Directive{Kind::GpuThreads, inner});
+  return out;
+}
+
+// A Func computed per block: its loops spread over the block's threads, the same way in every
+// stage (an update's reduction loops run inside each thread, over that thread's points).
+//
+// A kernel's thread block is, per dimension, the largest extent any of its stages gives that
+// GPU thread loop; `block_shape` tracks it so the product stays within the hardware limit.
+std::vector<StageSchedule> schedule_block_fused(const FuncNode &f, const StageTiling &root_tiling,
+                                                const std::vector<double> &box, const GpuProfile &gpu,
+                                                std::vector<double> &block_shape, StageSchedule pure) {
+  std::vector<Directive> threads = block_thread_directives(f, root_tiling, box, gpu, block_shape);
+  pure.directives.insert(pure.directives.end(), threads.begin(), threads.end());
+  std::vector<StageSchedule> stages = {pure};
+  for (size_t s = 1; s < f.stages.size(); s++) {
+    StageSchedule update;
+    update.stage = int(s);
+    for (const LoopDim &l : f.stages[s].loops)
+      if (l.is_rvar) update.rvars.push_back(l.var);
+    update.directives = threads;
+    stages.push_back(update);
+  }
+  return stages;
 }
 
 // A Func computed per thread: in registers, its points unrolled (constant indices), and each
@@ -275,11 +298,13 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
           continue;
         }
         TiledLoops names = tile_stage(func.stages[s], d.tilings[s], stage);
-        if (s == 0) {
+        // Funcs fused into this kernel go into its last stage's loops (compute_at(f, loop) means
+        // f's last stage).
+        if (s + 1 == d.tilings.size()) {
           loops_of_root[f] = names;
           std::vector<double> shape;
-          for (size_t i = 0; i < d.tilings[0].vars.size(); i++)
-            if (d.tilings[0].tiled(i)) shape.push_back(double(d.tilings[0].threads[i]));
+          for (size_t i = 0; i < d.tilings[s].vars.size(); i++)
+            if (d.tilings[s].tiled(i)) shape.push_back(double(d.tilings[s].threads[i]));
           shape.resize(3, 1);
           block_shape_of_root[f] = shape;
         }
@@ -294,15 +319,16 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
                                            Halide::TailStrategy::Auto, dag.funcs[d.kernel_root].name});
       // What the kernel model's propagation says of this Func in its kernel: the region it covers
       // per block or thread, and whether it lives in registers.
+      const int kernel_stage = int(state.decisions[d.kernel_root].tilings.size()) - 1;
       if (!kernel_of_root.count(d.kernel_root))
-        kernel_of_root.emplace(d.kernel_root, build_kernel_model(dag, state, d.kernel_root, 0, gpu));
+        kernel_of_root.emplace(d.kernel_root, build_kernel_model(dag, state, d.kernel_root, kernel_stage, gpu));
       const FusedFunc *fused = nullptr;
       for (const FusedFunc &candidate : kernel_of_root.at(d.kernel_root).fused)
         if (candidate.func == f) fused = &candidate;
       if (per_block) {
-        schedule_block_fused(func, state.decisions[d.kernel_root].tilings[0], fused ? fused->box : std::vector<double>{},
-                             gpu, block_shape_of_root[d.kernel_root], stage);
-        fs.stages.push_back(stage);
+        fs.stages = schedule_block_fused(func, state.decisions[d.kernel_root].tilings.back(),
+                                         fused ? fused->box : std::vector<double>{}, gpu,
+                                         block_shape_of_root[d.kernel_root], stage);
       } else {
         if (fused && fused->in_registers)
           fs.stages = schedule_thread_fused(func, *fused, at.fused_block_loops, stage);

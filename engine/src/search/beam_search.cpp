@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cost/kernel_model.h"
+#include "search/constructs.h"
 #include "search/decision_options.h"
 
 namespace hlsched {
@@ -33,7 +34,8 @@ uint64_t decision_shape(const FuncDecision &d) {
 }  // namespace
 
 BeamSearch::BeamSearch(const PipelineDag &dag, const GpuProfile &gpu, const AutoschedulerOptions &options, CostMemo &memo)
-    : dag_(dag), gpu_(gpu), options_(options), memo_(memo), content_(func_content_hashes(dag)),
+    : dag_(dag), gpu_(gpu), options_(options), memo_(memo), model_(select_cost_model(options)),
+      memo_tag_(gpu.name + (model_ ? "/learned/" + model_->fingerprint() : "")), content_(func_content_hashes(dag)),
       order_(ScheduleState::decision_order(dag)), rng_(options.seed) {
   producers_.resize(dag.funcs.size());
   consumers_.resize(dag.funcs.size());
@@ -53,7 +55,7 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
   for (size_t s = 0; s < state.decisions[root].tilings.size(); s++) {
     uint64_t key = 0;
     if (options_.memo) {
-      key = memo_.kernel_key(content_, producers_, state, root, int(s), gpu_.name);
+      key = memo_.kernel_key(content_, producers_, state, root, int(s), memo_tag_);
       if (const double *hit = memo_.find(key)) {
         stats_.memo_hits++;
         total += *hit;
@@ -63,7 +65,7 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
     KernelModel km = build_kernel_model(dag_, state, root, int(s), gpu_);
     stats_.kernels_costed++;
     KernelCost cost;
-    if (km.valid) cost = cost_of_kernel(km, gpu_);
+    if (km.valid) cost = predict_kernel_cost(model_.get(), dag_, state, km, gpu_);
     else cost.total_ms = kInvalid;
     if (options_.memo) memo_.insert(key, cost.total_ms);
     total += cost.total_ms;
@@ -259,9 +261,16 @@ const std::vector<DecisionPtr> &BeamSearch::retilings(int kernel) {
   if (retilings_.empty()) retilings_.resize(dag_.funcs.size());
   std::vector<DecisionPtr> &tilings = retilings_[kernel];
   if (tilings.empty()) {
+    // Tilings with several points per thread along the coalescing loop are left out: they
+    // would double the retilings of every fusion (search time), and the fusions' tilings (rows
+    // per thread, block shapes) are among the others.
     std::vector<DecisionPtr> roots;
-    for (const DecisionPtr &d : standalone(kernel, /*coarse=*/false))
-      if (d->level == ComputeLevel::Root) roots.push_back(d);
+    for (const DecisionPtr &d : standalone(kernel, /*coarse=*/false)) {
+      if (d->level != ComputeLevel::Root) continue;
+      const StageTiling &t = d->tilings.front();
+      const int x = t.innermost_thread_loop();
+      if (x < 0 || t.serial[size_t(x)] == 1) roots.push_back(d);
+    }
     tilings = std::move(roots);
   }
   return tilings;
@@ -294,8 +303,16 @@ BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &f
       // root, legal whatever the consumers) for the Funcs left, costed once, instead of one
       // greedy step per Func (seconds on 400 Funcs).
       ScheduleState done = beam.front();
-      for (size_t rest = step; rest < order_.size(); rest++)
-        done.decide(order_[rest], frozen_source->decisions[order_[rest]]);
+      for (size_t rest = step; rest < order_.size(); rest++) {
+        const int f = order_[rest];
+        DecisionPtr d = frozen_source->decisions.shared(f);
+        // A later pass's source has fusions, whose kernel may be gone from this state: those
+        // Funcs get their own kernel with the default tiling instead.
+        if (!still_valid(done, f, *d))
+          for (const DecisionPtr &option : standalone(f, /*coarse=*/true))
+            if (option->level == ComputeLevel::Root) d = option;
+        done.decide(f, d);
+      }
       evaluate(done);
       return {done};
     }
@@ -424,10 +441,22 @@ SearchOutcome BeamSearch::run(const ScheduleState *previous) {
 ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
   ScheduleState state(dag_);
   OptionLimits limits;
+  limits.small_loops_in_thread = true;  // in the space, not chosen by the search (see OptionLimits)
   for (int func : order_) {
-    std::vector<FuncDecision> options = decision_options(dag_, state, func, gpu_, limits);
+    // Options grouped by the constructs they use, a group drawn first and then one of its
+    // options: tilings outnumber the other options by hundreds, and a uniform draw would
+    // almost never reach fusions or scatters (the random-pairs tests count each construct).
+    // First the level (inline, own kernel, fused per block or per thread), then a group of the
+    // level, then an option of the group.
+    using Groups = std::map<std::vector<std::string>, std::vector<FuncDecision>>;
+    std::map<ComputeLevel, Groups> levels;
+    for (FuncDecision &d : decision_options(dag_, state, func, gpu_, limits))
+      levels[d.level][walk_group(dag_, func, d)].push_back(std::move(d));
     // Retry other options if one makes a kernel invalid (shared memory, registers).
-    while (!options.empty()) {
+    while (!levels.empty()) {
+      auto level = std::next(levels.begin(), long(rng() % levels.size()));
+      auto group = std::next(level->second.begin(), long(rng() % level->second.size()));
+      std::vector<FuncDecision> &options = group->second;
       size_t pick = size_t(rng() % options.size());
       ScheduleState child = state;
       child.decide(func, options[pick]);
@@ -436,6 +465,8 @@ ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
         break;
       }
       options.erase(options.begin() + long(pick));
+      if (options.empty()) level->second.erase(group);
+      if (level->second.empty()) levels.erase(level);
     }
   }
   return state;

@@ -19,10 +19,12 @@
 //     or most of the pipeline changed, the full search runs.
 #pragma once
 
+#include <memory>
 #include <random>
 
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/gpu_profile.h"
+#include "cost/learned_model.h"
 #include "search/cost_memo.h"
 #include "search/schedule_state.h"
 
@@ -48,6 +50,11 @@ public:
 
   /// A complete state drawn by a random walk over the same options (for sampling and fuzzing).
   ScheduleState random_walk(std::mt19937_64 &rng);
+  /// The generator of sample `index` of the sequence for `seed` (sample_schedules, training data).
+  static std::mt19937_64 sample_rng(uint64_t seed, int index) {
+    std::seed_seq sequence{uint32_t(seed), uint32_t(seed >> 32), uint32_t(index)};
+    return std::mt19937_64(sequence);
+  }
 
 private:
   using Beam = std::vector<ScheduleState>;
@@ -78,6 +85,8 @@ private:
   const GpuProfile &gpu_;
   const AutoschedulerOptions &options_;
   CostMemo &memo_;
+  std::shared_ptr<const LearnedCostModel> model_;  ///< null: the hand model
+  std::string memo_tag_;                           ///< the GPU and the model, in memo keys
   std::vector<uint64_t> content_;
   std::vector<std::vector<int>> producers_;  ///< DAG indices of each Func's producers
   std::vector<std::vector<int>> consumers_;  ///< and of its consumers

@@ -74,7 +74,11 @@ bool fusion_is_legal(const FuncNode &f, ComputeLevel level) {
   if (f.stages.size() == 1) return true;
   // A reduction computed per thread keeps its accumulators in registers through the whole
   // reduction (register blocking): the thread's points unrolled inside the reduction loops.
-  return level == ComputeLevel::Thread && updates_in_place(f);
+  // Computed per block, every stage spreads its pure loops over the block's threads (each
+  // thread runs the reduction loops of its own points, in shared memory), which needs each
+  // update to write the points of its pure loops only, in place: then the block's region is
+  // the same for every stage and no two threads touch one point.
+  return updates_in_place(f) && !f.args.empty();
 }
 
 // Storage per block or thread is sized from the consumers' index expressions; when those depend
@@ -88,10 +92,38 @@ bool accessed_affinely(const PipelineDag &dag, const FuncNode &f) {
   return true;
 }
 
-bool kernel_accepts_fusion(const PipelineDag &dag, const ScheduleState &state, int root) {
+// Which stages of `root` read `func`, directly or through Funcs inlined or fused into `root`'s
+// kernels (bit k: stage k).
+uint64_t root_stages_reading(const PipelineDag &dag, const ScheduleState &state, int func, int root, int depth = 0) {
+  if (depth > 64) return ~uint64_t(0);
+  uint64_t stages = 0;
+  const std::string &name = dag.funcs[func].name;
+  for (const std::string &consumer : dag.funcs[func].consumers) {
+    const int c = dag.index_of(consumer);
+    if (c == root) {
+      for (const StageNode &s : dag.funcs[root].stages)
+        for (const ProducerAccess &a : s.accesses)
+          if (a.producer == name) stages |= s.index < 64 ? uint64_t(1) << s.index : ~uint64_t(0);
+      continue;
+    }
+    if (c < 0 || !state.decided[c]) return ~uint64_t(0);
+    const FuncDecision &d = state.decisions[c];
+    if (d.level == ComputeLevel::Root) continue;  // another kernel (consuming_kernel rules it out)
+    stages |= root_stages_reading(dag, state, c, root, depth + 1);
+  }
+  return stages;
+}
+
+// A kernel takes fused producers into its GPU blocks: the kernel of the root Func's last stage
+// (Halide's compute_at(f, loop) means f's last stage), when only that stage reads them and its
+// loops are tiled over blocks and threads (not one thread, not atomics over reduction loops).
+bool kernel_accepts_fusion(const PipelineDag &dag, const ScheduleState &state, int root, int func) {
   const FuncDecision &d = state.decisions[root];
-  return d.level == ComputeLevel::Root && dag.funcs[root].stages.size() == 1 && d.tilings.size() == 1 &&
-         !d.tilings[0].single_thread;
+  if (d.level != ComputeLevel::Root || d.tilings.size() != dag.funcs[root].stages.size()) return false;
+  const StageTiling &last = d.tilings.back();
+  if (last.single_thread || last.atomic || last.privatized) return false;
+  if (d.tilings.size() == 1) return true;
+  return root_stages_reading(dag, state, func, root) == uint64_t(1) << (d.tilings.size() - 1);
 }
 
 // Whether every use of `func` is by the kernel's own stage (possibly through inlined Funcs), not
@@ -133,7 +165,29 @@ bool grid_fits(const StageTiling &t) {
 
 }  // namespace
 
-std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse) {
+// Whether a stage (or, one level down, a Func it reads) reads some producer at a point that does
+// not follow loop `var`: a value every iteration of `var` shares (unsharp's per-pixel ratio for
+// each channel), computed once per thread when the loop runs inside it.
+bool shares_values_across(const PipelineDag &dag, const StageNode &stage, const std::string &var, int depth = 0) {
+  for (const ProducerAccess &a : stage.accesses) {
+    bool follows = false;
+    for (size_t d = 0; d < a.region_min.size(); d++) {
+      const bool here = a.region_min[d].coefficients.count(var) || a.region_max[d].coefficients.count(var) ||
+                        !a.region_min[d].is_affine || !a.region_max[d].is_affine;
+      follows = follows || here;
+      // One level down, through the producer's variable at this dimension.
+      const FuncNode *p = dag.find(a.producer);
+      if (here && depth == 0 && p && d < p->args.size() && p->stages.size() == 1 && a.region_min[d].is_affine &&
+          shares_values_across(dag, p->stages[0], p->args[d], depth + 1))
+        return true;
+    }
+    if (!follows) return true;
+  }
+  return false;
+}
+
+std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse,
+                                        bool small_loops_in_thread) {
   StageTiling base = empty_tiling(stage, stage_index);
   if (base.single_thread) return {base};
   const std::vector<size_t> loops = thread_loops(base);
@@ -142,9 +196,10 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
   const int64_t cap1 = loops.size() > 1 ? ceil_pow2(base.extents[loops[1]]) : 1;
 
   std::vector<StageTiling> options;
-  auto add = [&](int64_t t0, int64_t t1, int64_t s1, int small_loop, bool is_default = false) {
+  auto add = [&](int64_t t0, int64_t t1, int64_t s1, int small_loop, bool is_default = false, int64_t s0 = 1) {
     StageTiling t = base;
     t.threads[i0] = t0;
+    t.serial[i0] = s0;
     if (loops.size() > 1) {
       t.threads[loops[1]] = t1;
       t.serial[loops[1]] = s1;
@@ -179,20 +234,30 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
     if (t0 <= cap0) widths.push_back(t0);
   if (widths.empty()) widths.push_back(cap0);
   std::vector<int> small_choices = {-1};
-  if (small_loop >= 0) small_choices.push_back(small_loop);
+  if (small_loop >= 0 && small_loops_in_thread) small_choices.push_back(small_loop);
+  // Points per thread (register blocking), along the second loop: rows of 1..8; along the
+  // coalescing loop too (2x1, 4x1) and in two dimensions (2x2, 3x3 for 3x3 stencils), for
+  // blocks at most 64 threads wide (wider ones make tiles of 512+ points along x). The thread's
+  // points are consecutive and unrolled, so loads that neighbouring points share are issued
+  // once. A short list: each entry multiplies the tilings the search weighs.
+  struct PerThread {
+    int64_t x, y;
+  };
+  static const PerThread per_thread[] = {{1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 8}, {2, 1}, {4, 1}, {2, 2}, {3, 3}};
   for (int64_t t0 : widths)
     for (int64_t t1 : {1, 2, 4, 8, 16, 32}) {
       if (t1 > cap1) continue;
-      for (int64_t s1 : {1, 2, 4, 8}) {
-        if (t1 * s1 > cap1) continue;
-        for (int small : small_choices) add(t0, t1, s1, small);
+      for (const PerThread &p : per_thread) {
+        if (t1 * p.y > cap1 || t0 * p.x > cap0 || (p.y > 1 && loops.size() < 2)) continue;
+        if (p.x > 1 && t0 > 64) continue;
+        for (int small : small_choices) add(t0, t1, p.y, small, false, p.x);
       }
     }
   // Drop duplicates (small extents collapse several choices into one).
   std::vector<StageTiling> unique;
   for (const StageTiling &t : options) {
     bool seen = std::any_of(unique.begin(), unique.end(), [&](const StageTiling &u) {
-      return u.threads == t.threads && u.serial == t.serial;
+      return u.threads == t.threads && u.serial == t.serial && u.in_thread == t.in_thread;
     });
     if (!seen) unique.push_back(t);
   }
@@ -301,7 +366,13 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
   if (inline_is_legal(f) && (only_inline_or_fused || inline_is_sensible(dag, f)))
     options.push_back(FuncDecision{ComputeLevel::Inline});
 
-  for (const StageTiling &tiling : tiling_options(f.stages[0], 0, gpu, limits.coarse)) {
+  // A small loop inside each thread pays where its iterations share values (measured faster on
+  // the H200 for camera_pipe's and unsharp's outputs, slower for stages that reload per channel).
+  bool small_loops = limits.small_loops_in_thread;
+  const StageTiling plain = empty_tiling(f.stages[0], 0);
+  for (size_t i = 2; i < plain.vars.size() && !small_loops; i++)
+    small_loops = shares_values_across(dag, f.stages[0], plain.vars[i]);
+  for (const StageTiling &tiling : tiling_options(f.stages[0], 0, gpu, limits.coarse, small_loops)) {
     if (only_inline_or_fused) break;
     FuncDecision root{ComputeLevel::Root, -1, {tiling}};
     for (size_t s = 1; s < f.stages.size(); s++) root.tilings.push_back(update_tiling(f.stages[s], tiling, gpu));
@@ -327,14 +398,15 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
   if (limits.coarse || f.has_extern_definition || !accessed_affinely(dag, f)) return options;
 
   const int kernel = consuming_kernel(dag, state, func);
-  if (kernel < 0 || !kernel_accepts_fusion(dag, state, kernel)) return options;
+  if (kernel < 0 || !kernel_accepts_fusion(dag, state, kernel, func)) return options;
+  const int stage = int(state.decisions[kernel].tilings.size()) - 1;
   const double needed = region_points(f);
   for (ComputeLevel level : {ComputeLevel::Block, ComputeLevel::Thread}) {
     if (!fusion_is_legal(f, level)) continue;
     if (level == ComputeLevel::Thread && !only_root_consumes(dag, state, func, kernel)) continue;
     ScheduleState trial = state;
     trial.decide(func, FuncDecision{level, kernel, {}});
-    KernelModel km = build_kernel_model(dag, trial, kernel, 0, gpu);
+    KernelModel km = build_kernel_model(dag, trial, kernel, stage, gpu);
     if (!km.valid) continue;
     bool acceptable = true;
     for (const FusedFunc &fused : km.fused) {

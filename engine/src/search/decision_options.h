@@ -15,10 +15,16 @@ struct OptionLimits {
   bool coarse = false;           ///< first pass: only inline or root with the default tiling
   double max_recompute = 10;     ///< fused Funcs: computed points / needed points
   double max_thread_points = 64; ///< thread-level fusion: points per thread
+  /// Tilings that run a small loop (channels) whole inside each thread, for every stage. Else
+  /// only where the loop's iterations share values (decision_options.cpp): on the H200
+  /// (2026-12-01, docs/PERFORMANCE.md) stages that reload per channel ran 2-3x slower with the
+  /// loop inside the thread, which the model predicted level or faster. Random walks keep all.
+  bool small_loops_in_thread = false;
 };
 
 /// Candidate GPU tilings of one stage. The first is the default (32 wide, 256 threads).
-std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse);
+std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse,
+                                        bool small_loops_in_thread = false);
 
 /// The tiling of an update stage, following the tiling chosen for the pure stage.
 StageTiling update_tiling(const StageNode &update, const StageTiling &pure, const GpuProfile &gpu);

@@ -92,13 +92,28 @@ bool checked_body(const std::string &path, std::string &body) {
 }  // namespace
 
 bool WarmStart::load(const std::string &path) {
-  entries_.clear();
   std::string body;
-  if (!checked_body(path, body)) return false;
+  if (!checked_body(path, body)) {
+    entries_.clear();
+    return false;
+  }
   std::istringstream in(body);
+  return read(in);
+}
+
+bool WarmStart::from_text(const std::string &text) {
+  std::istringstream in(text);
+  return read(in);
+}
+
+bool WarmStart::read(std::istream &in) {
+  entries_.clear();
   std::string magic;
   size_t count = 0;
-  if (!(in >> magic) || magic != kMagic || !(in >> options_key_ >> count)) return false;
+  // v1 (datasets of 2026-12-01 keep it) has the same tokens; v2 only added the file's checksum.
+  if (!(in >> magic) || (magic != kMagic && magic != std::string("hlsched-warm-start-v1")) ||
+      !(in >> options_key_ >> count))
+    return false;
   std::map<std::string, Entry> entries;
   for (size_t i = 0; i < count; i++) {
     std::string name;
@@ -135,23 +150,29 @@ bool WarmStart::load(const std::string &path) {
 }
 
 bool WarmStart::save(const std::string &path) const {
-  std::ostringstream out;
-  {
-    out << kMagic << "\n" << options_key_ << " " << entries_.size() << "\n";
-    for (const auto &[name, e] : entries_) {
-      out << name << " " << e.local_hash << " " << int(e.decision.level) << " "
-          << (e.kernel_root.empty() ? "-" : e.kernel_root) << " " << e.decision.tilings.size();
-      for (const StageTiling &t : e.decision.tilings) {
-        out << "  " << t.single_thread << " " << int(t.atomic) + int(t.privatized) << " " << t.vars.size();
-        for (size_t v = 0; v < t.vars.size(); v++)
-          out << " " << t.vars[v] << " " << t.extents[v] << " " << t.threads[v] << " " << t.serial[v] << " "
-              << t.in_thread[v];
-      }
-      out << "\n";
-    }
-  }
-  const std::string body = out.str();
+  const std::string body = to_text();
   return replace_file(path, std::ios::binary, [&](std::ostream &file) { file << body << checksum_line(body); });
+}
+
+std::string WarmStart::to_text() const {
+  std::ostringstream out;
+  write(out);
+  return out.str();
+}
+
+void WarmStart::write(std::ostream &out) const {
+  out << kMagic << "\n" << options_key_ << " " << entries_.size() << "\n";
+  for (const auto &[name, e] : entries_) {
+    out << name << " " << e.local_hash << " " << int(e.decision.level) << " "
+        << (e.kernel_root.empty() ? "-" : e.kernel_root) << " " << e.decision.tilings.size();
+    for (const StageTiling &t : e.decision.tilings) {
+      out << "  " << t.single_thread << " " << int(t.atomic) + int(t.privatized) << " " << t.vars.size();
+      for (size_t v = 0; v < t.vars.size(); v++)
+        out << " " << t.vars[v] << " " << t.extents[v] << " " << t.threads[v] << " " << t.serial[v] << " "
+            << t.in_thread[v];
+    }
+    out << "\n";
+  }
 }
 
 }  // namespace hlsched

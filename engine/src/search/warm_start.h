@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,7 +42,15 @@ public:
   bool load(const std::string &path);
   bool save(const std::string &path) const;
 
+  /// The same text as a string (datasets keep each sample's decisions this way, so that a
+  /// schedule can be re-featurized later: from_text() then match() rebuilds its state).
+  std::string to_text() const;
+  bool from_text(const std::string &text);
+
 private:
+  bool read(std::istream &in);
+  void write(std::ostream &out) const;
+
   struct Entry {
     uint64_t local_hash = 0;
     FuncDecision decision;

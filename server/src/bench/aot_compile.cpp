@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "hlsched/engine/worker_process.h"
@@ -38,6 +39,25 @@ bool run_tool(const std::vector<std::string> &argv, std::chrono::seconds limit, 
   return false;
 }
 
+// The command line without the generator's shared object (`--load PATH`): what identifies the
+// compiled variant, given that the generator is found by name.
+std::string identity(const std::vector<std::string> &argv) {
+  std::string line;
+  for (size_t i = 1; i < argv.size(); i++) {
+    if (argv[i] == "--load") {
+      i++;
+      continue;
+    }
+    line += argv[i] + "\n";
+  }
+  return line;
+}
+
+std::string read_text(const fs::path &path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 }  // namespace
 
 AotResult compile_variant(const BenchVariant &variant, const fs::path &generator_library, const AotToolchain &toolchain,
@@ -61,11 +81,21 @@ AotResult compile_variant(const BenchVariant &variant, const fs::path &generator
   result.command_line = join(argv);
   spdlog::debug("compiling {}: {}", function, result.command_line);
 
+  const fs::path record = out_dir / (function + ".command");
+  const fs::path object = out_dir / (function + ".registration.o");
+  if (toolchain.reuse_previous && fs::exists(object) && fs::exists(out_dir / (function + ".a")) &&
+      read_text(record) == identity(argv)) {
+    result.ok = true;
+    result.link_inputs = {object, out_dir / (function + ".a")};
+    result.schedule_file = out_dir / (function + ".schedule.h");
+    return result;
+  }
+  fs::remove(record);
   if (run_tool(argv, toolchain.time_limit, result)) {
     const fs::path registration = out_dir / (function + ".registration.cpp");
-    const fs::path object = out_dir / (function + ".registration.o");
     if (run_tool({toolchain.compiler, "-c", "-O1", registration.string(), "-o", object.string()}, std::chrono::seconds(120),
                  result)) {
+      std::ofstream(record) << identity(argv);
       result.ok = true;
       result.link_inputs = {object, out_dir / (function + ".a")};
       result.schedule_file = out_dir / (function + ".schedule.h");

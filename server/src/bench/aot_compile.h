@@ -22,6 +22,10 @@ struct AotToolchain {
   std::string compiler = "g++";  ///< for the registration files
   std::string target;            ///< Halide target of every variant, without no_runtime
   std::chrono::seconds time_limit{900};  ///< per GenGen run (a deep pipeline can take minutes)
+  /// Resume a bundle build cut short: keep a variant that an earlier build of the same folder
+  /// compiled with the same GenGen command (<function>.command records it; the generator's
+  /// shared object may differ, as when random pipelines are packed differently).
+  bool reuse_previous = false;
 };
 
 struct AotResult {

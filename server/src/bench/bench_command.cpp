@@ -46,6 +46,15 @@ std::string mebibytes(std::uintmax_t bytes) {
 
 }  // namespace
 
+void use_this_builds_tools(BundleOptions &options, bool cupti) {
+  options.toolchain.gengen = HLSCHED_GENGEN;
+  options.runner_library = HLSCHED_BENCH_RUNNER_LIBRARY;
+  options.cupti_library = cupti ? HLSCHED_CUPTI_LIBRARY : "";
+}
+
+fs::path this_builds_plugin() { return HLSCHED_PLUGIN; }
+fs::path this_source_trees_examples() { return fs::path(HLSCHED_SOURCE_DIR) / "examples"; }
+
 CLI::App *BenchCommand::add_to(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand("bench", "Build a self-contained benchmark bundle for the GPU machine");
   cmd->add_option("--app", apps_, "Example app to include (repeatable; default: every examples/<app>)");

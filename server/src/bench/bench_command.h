@@ -7,10 +7,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace hlsched::server::bench {
+
+struct BundleOptions;
+
+/// This build's tools for bundles: GenGen, the runner's library, CUPTI (unless `cupti` is false).
+void use_this_builds_tools(BundleOptions &options, bool cupti = true);
+/// This build's plugin, and the examples of the source tree it was built from.
+std::filesystem::path this_builds_plugin();
+std::filesystem::path this_source_trees_examples();
 
 class BenchCommand {
 public:

@@ -62,7 +62,8 @@ void add_provenance(json &manifest, const fs::path &any_source) {
 }
 
 // "gpu=a100,strategy=simple" (our plugin's HLSCHED_OPTIONS) -> the same options for `hlsched
-// schedule`, so that the prediction is for the schedule the plugin applies.
+// schedule` (or, for strategy=sample, `hlsched sample` of the same walk), so that the
+// prediction is for the schedule the plugin applies.
 void apply_plugin_options(const BenchVariant &variant, AnalysisRequest &request) {
   auto it = variant.scheduler.environment.find("HLSCHED_OPTIONS");
   if (it == variant.scheduler.environment.end()) return;
@@ -71,8 +72,12 @@ void apply_plugin_options(const BenchVariant &variant, AnalysisRequest &request)
   while (std::getline(items, item, ',')) {
     const auto eq = item.find('=');
     if (eq == std::string::npos) continue;
-    if (item.substr(0, eq) == "gpu") request.gpu_profile = item.substr(eq + 1);
-    if (item.substr(0, eq) == "strategy") request.search.strategy = item.substr(eq + 1);
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "gpu") request.gpu_profile = value;
+    if (key == "strategy") request.search.strategy = value;
+    if (key == "seed") request.sample_seed = request.search.seed = std::stoull(value);
+    if (key == "sample") request.sample_first = std::stoi(value);
+    if (key == "time-budget" || key == "time_budget") request.search.time_budget_s = std::stod(value);
   }
 }
 
@@ -87,9 +92,19 @@ json predict(const BenchVariant &variant, const BundleOptions &options, const st
   apply_plugin_options(variant, request);
   request.cache_dir = options.cache_dir;
   request.time_limit = std::chrono::seconds(300);
+  const bool sample = request.task == "schedule" && request.search.strategy == "sample";
+  if (sample) request.task = "sample";  // one walk: sample_first, count 1
   const AnalysisOutcome outcome = analyze_generator(request);
   if (!outcome.ok()) throw std::runtime_error(outcome.message);
-  return outcome.result;
+  if (!sample) return outcome.result;
+  const json &samples = outcome.result["samples"];
+  if (samples.empty())
+    throw std::runtime_error("random walk " + std::to_string(request.sample_first) + " of seed " +
+                             std::to_string(request.sample_seed) + " found no complete schedule");
+  json result = samples[0];
+  result["generator"] = outcome.result.value("generator", "");
+  result["search"] = {{"strategy", "sample"}};
+  return result;
 }
 
 std::vector<std::string> link_command(const fs::path &output, const std::vector<fs::path> &objects,
@@ -199,7 +214,10 @@ BundleSummary build_bundle(const BundleOptions &options) {
         const BenchVariant &variant = options.variants[i];
         try {
           json result = predict(variant, options, predict_this ? "schedule" : "dag");
-          if (predict_this) predictions[i] = prediction_from_schedule_result(result);
+          if (predict_this) {
+            predictions[i] = prediction_from_schedule_result(result);
+            options.on_prediction(i, result);
+          }
           std::lock_guard<std::mutex> lock(mutex);
           if (!app_results.count(variant.app) || predict_this) app_results[variant.app] = std::move(result);
         } catch (const std::exception &e) {

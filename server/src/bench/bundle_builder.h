@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct BundleOptions {
   std::map<std::string, std::map<std::string, std::pair<double, double>>> input_ranges;
   /// Called with a line of progress, possibly from several of the builder's threads at once.
   std::function<void(const std::string &)> progress = [](const std::string &) {};
+  /// Called with each predicted variant's index and the whole result of `hlsched schedule`
+  /// (or of the sample) behind its prediction, possibly from several threads at once.
+  std::function<void(size_t, const nlohmann::json &)> on_prediction = [](size_t, const nlohmann::json &) {};
 };
 
 struct BundleSummary {

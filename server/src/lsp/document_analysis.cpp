@@ -105,6 +105,8 @@ AnalysisRequest make_analysis_request(const AnalysisJob &job, const fs::path &fi
   request.search.sampling = s.search.sampling;
   request.search.memo = s.search.memo;
   request.search.seed = s.search.seed;
+  request.search.model = s.search.model;
+  request.search.weights = s.search.weights;
   request.search.time_budget_s = s.search.time_budget_s;
   request.search.memo_path = job.memo_path.string();
   request.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(s.timeout_s * 1000));
@@ -120,6 +122,12 @@ DocumentAnalysis run_document_analysis(const AnalysisJob &job) {
   DocumentAnalysis analysis;
   analysis.snapshot = job.snapshot;
   analysis.settings = job.settings;
+  if (!job.settings.trusted) {  // nothing of the user's is compiled or run
+    analysis.outcome.status = AnalysisOutcome::Status::UserError;
+    analysis.outcome.error_kind = "untrusted";
+    analysis.outcome.message = kUntrustedMessage;
+    return analysis;
+  }
 
   // The work folder holds the search memo whether or not an unsaved copy goes there too.
   std::error_code ec;

@@ -76,7 +76,13 @@ const char *status_name(AnalysisOutcome::Status status);
 
 using Analyzer = std::function<DocumentAnalysis(const AnalysisJob &)>;
 
+/// What an analysis under `"trusted": false` reports (status user_error, error_kind "untrusted").
+inline constexpr const char *kUntrustedMessage =
+    "hlsched builds and runs the generator's code, and this workspace is not trusted "
+    "(setting \"trusted\": false): nothing was built or run. Trust the workspace to see costs.";
+
 /// The real analyzer: build + schedule in a worker process. Never throws for user errors.
+/// With settings.trusted false it builds and runs nothing (see kUntrustedMessage).
 DocumentAnalysis run_document_analysis(const AnalysisJob &job);
 
 /// The AnalysisRequest run_document_analysis() makes for `job` analyzing `file` (for tests and

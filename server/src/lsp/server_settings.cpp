@@ -81,6 +81,12 @@ std::vector<std::string> apply_settings(const json &input, ServerSettings &setti
       updated.search.memo = get_bool(value, "memo");
     } else if (key == "seed") {
       updated.search.seed = get_count(value, "seed", 0);
+    } else if (key == "model") {
+      updated.search.model = get_string(value, "model");
+      if (updated.search.model != "hand" && updated.search.model != "learned")
+        throw InvalidParamsError("model", "expected \"hand\" or \"learned\", got \"" + updated.search.model + "\"");
+    } else if (key == "weights") {
+      updated.search.weights = get_string(value, "weights");
     } else if (key == "time_budget_s") {
       updated.search.time_budget_s = get_positive_number(value, "time_budget_s");
     } else if (key == "timeout") {
@@ -98,6 +104,8 @@ std::vector<std::string> apply_settings(const json &input, ServerSettings &setti
       updated.compile_flags.clear();
       for (std::size_t i = 0; i < value.size(); i++)
         updated.compile_flags.push_back(get_string(value[i], ("compile_flags[" + std::to_string(i) + "]").c_str()));
+    } else if (key == "trusted") {
+      updated.trusted = get_bool(value, "trusted");
     } else if (key == "debounce_ms") {
       updated.debounce.delay = std::chrono::milliseconds(get_count(value, "debounce_ms"));
     } else {
@@ -117,13 +125,16 @@ json settings_to_json(const ServerSettings &s) {
           {"sampling", s.search.sampling},
           {"memo", s.search.memo},
           {"seed", s.search.seed},
+          {"model", s.search.model},
+          {"weights", s.search.weights},
           {"time_budget_s", s.search.time_budget_s},
           {"timeout", s.timeout_s},
           {"memory_limit_mb", s.memory_limit_mb},
           {"generator", s.generator},
           {"params", s.params},
           {"compile_flags", s.compile_flags},
-          {"debounce_ms", s.debounce.delay.count()}};
+          {"debounce_ms", s.debounce.delay.count()},
+          {"trusted", s.trusted}};
 }
 
 }  // namespace hlsched::server::lsp

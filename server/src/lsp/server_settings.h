@@ -10,7 +10,8 @@
 //    "time_budget_s": 8,                                     // AutoschedulerOptions
 //    "timeout": 60, "memory_limit_mb": 8192,                 // worker limits (CLI: --timeout)
 //    "generator": "blur", "params": {"schedule": "none"},    // which generator, GeneratorParams
-//    "compile_flags": ["-DFOO"], "debounce_ms": 400}
+//    "compile_flags": ["-DFOO"], "debounce_ms": 400,
+//    "trusted": true}                                        // false: build and run nothing
 //
 // Threading: plain value types.
 #pragma once
@@ -47,6 +48,8 @@ struct SearchSettings {
   bool memo = true;
   std::uint64_t seed = 0;
   double time_budget_s = 8.0;
+  std::string model = "hand";        ///< cost model: "hand" or "learned"
+  std::string weights;               ///< learned model weights file (empty: embedded)
 };
 
 struct ServerSettings {
@@ -60,6 +63,10 @@ struct ServerSettings {
   std::map<std::string, std::string> params;  ///< "params": GeneratorParams
   std::vector<std::string> compile_flags;     ///< "compile_flags": extra flags for the generator build
   DebouncePolicy debounce;             ///< "debounce_ms"
+  /// "trusted": the workspace's code may be built and run. Analyzing a generator compiles and
+  /// runs the user's code; a client in an untrusted workspace (VS Code's workspace trust) sets
+  /// false, and every analysis then ends at once as a user error saying why, with nothing built.
+  bool trusted = true;
 
   friend bool operator==(const ServerSettings &a, const ServerSettings &b);
 };

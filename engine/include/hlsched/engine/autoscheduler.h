@@ -28,6 +28,10 @@ struct AutoschedulerOptions {
   uint64_t seed = 0;            ///< random choices (sampling, tie breaks) are deterministic per seed
   double time_budget_s = 8.0;   ///< anytime: the best schedule found when this runs out
   std::string memo_path;        ///< optional file to load the cost memo from and save it to
+  /// The cost model: "hand" (the GPU profile's rates, default coefficients) or "learned" (the
+  /// hybrid network of cost/learned_model.h, with `weights` or the GPU's embedded weights).
+  std::string model = "hand";
+  std::string weights;          ///< learned model: a weights file from `hlsched train` (empty: embedded)
 };
 
 /// Predicted cost of one stage, split into terms that each mean something physical.
@@ -66,7 +70,16 @@ struct ScheduleResult {
   std::string gpu_profile;
   std::string cost_model;     ///< how predictions were made, for the user
   SearchStats search;
+  /// The search state's decisions in the warm-start text format (search/warm_start.h), for
+  /// datasets that re-featurize a schedule later; empty for the simple strategy.
+  std::string decisions;
+  /// The schedule-space constructs it uses ("fused per block", "2-D points per thread"...; the
+  /// table in docs/ARCHITECTURE.md); empty for the simple strategy.
+  std::vector<std::string> constructs;
 };
+
+/// Every construct name ScheduleResult::constructs may hold, in the documented table's order.
+const std::vector<std::string> &schedule_constructs();
 
 /// Schedules the pipeline for the GPU. Does not modify the pipeline (see apply_schedule).
 ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const PipelineDag &dag,

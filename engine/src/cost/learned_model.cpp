@@ -1,0 +1,261 @@
+#include "cost/learned_model.h"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "hlsched/engine/autoscheduler.h"
+#include "util/replace_file.h"
+
+namespace hlsched {
+
+namespace {
+
+constexpr char kMagic[] = "hlsched-cost-weights";
+constexpr int kFormatVersion = 1;
+constexpr double kLeak = 0.01;
+// Terms are milliseconds spanning 1e-6..1e3: log(x + floor) keeps the tiny ones apart.
+constexpr double kTermFloorMs = 1e-6;
+
+template <typename M>
+void write_array(std::ostream &out, const char *name, const M &m) {
+  out << name << ' ' << m.size();
+  // Column-major, as Eigen stores it; full precision so that a round trip is exact.
+  out.precision(17);
+  for (Eigen::Index i = 0; i < m.size(); i++) out << ' ' << m.data()[i];
+  out << '\n';
+}
+
+template <typename M>
+void read_array(const std::map<std::string, std::vector<double>> &arrays, const char *name, M &m) {
+  auto it = arrays.find(name);
+  if (it == arrays.end()) throw std::runtime_error(std::string("cost model weights: missing '") + name + "'");
+  if (Eigen::Index(it->second.size()) != m.size())
+    throw std::runtime_error(std::string("cost model weights: '") + name + "' has " + std::to_string(it->second.size()) +
+                             " values, expected " + std::to_string(m.size()) + " (made for another network shape)");
+  for (Eigen::Index i = 0; i < m.size(); i++) m.data()[i] = it->second[size_t(i)];
+}
+
+}  // namespace
+
+CostModelWeights CostModelWeights::initial(uint64_t seed) {
+  CostModelWeights w;
+  std::mt19937_64 rng(seed);
+  auto fill = [&rng](auto &m, double fan_in) {
+    std::normal_distribution<double> normal(0.0, 1.0 / std::sqrt(fan_in));
+    for (Eigen::Index i = 0; i < m.size(); i++) m.data()[i] = normal(rng);
+  };
+  fill(w.embed, kPfCount);
+  fill(w.schedule, kScheduleInputs);
+  fill(w.combine, kCombined);
+  w.schedule_bias.setZero();
+  w.combine_bias.setConstant(0.1);  // hidden units start alive
+  w.output.setZero();
+  w.output_bias.setZero();
+  w.gpu = "h200";
+  w.provenance = "untrained (reproduces the hand model)";
+  return w;
+}
+
+std::string CostModelWeights::to_text() const {
+  std::ostringstream out;
+  out << kMagic << ' ' << kFormatVersion << '\n';
+  out << "feature_version " << kFeatureVersion << '\n';
+  out << "gpu " << gpu << '\n';
+  std::string one_line = provenance;
+  for (char &c : one_line)
+    if (c == '\n') c = ' ';
+  out << "provenance " << one_line << '\n';
+  write_array(out, "pipeline_mean", pipeline_mean);
+  write_array(out, "pipeline_scale", pipeline_scale);
+  write_array(out, "schedule_mean", schedule_mean);
+  write_array(out, "schedule_scale", schedule_scale);
+  write_array(out, "embed", embed);
+  write_array(out, "schedule", schedule);
+  write_array(out, "schedule_bias", schedule_bias);
+  write_array(out, "combine", combine);
+  write_array(out, "combine_bias", combine_bias);
+  write_array(out, "output", output);
+  write_array(out, "output_bias", output_bias);
+  return out.str();
+}
+
+CostModelWeights CostModelWeights::parse(const std::string &text) {
+  std::istringstream in(text);
+  std::string magic, key;
+  int version = 0, feature_version = 0;
+  if (!(in >> magic >> version) || magic != kMagic) throw std::runtime_error("not a cost model weights file");
+  if (version != kFormatVersion)
+    throw std::runtime_error("cost model weights format " + std::to_string(version) + ", this build reads " +
+                             std::to_string(kFormatVersion));
+  if (!(in >> key >> feature_version) || key != "feature_version")
+    throw std::runtime_error("cost model weights: missing feature_version");
+  if (feature_version != kFeatureVersion)
+    throw std::runtime_error("cost model weights were trained on features version " + std::to_string(feature_version) +
+                             "; this build computes version " + std::to_string(kFeatureVersion) + ": retrain them");
+  CostModelWeights w;
+  std::map<std::string, std::vector<double>> arrays;
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    if (!(fields >> key)) continue;
+    if (key == "gpu") {
+      fields >> w.gpu;
+      continue;
+    }
+    if (key == "provenance") {
+      std::getline(fields >> std::ws, w.provenance);
+      continue;
+    }
+    size_t count = 0;
+    if (!(fields >> count) || count > 100000) throw std::runtime_error("cost model weights: bad line for '" + key + "'");
+    std::vector<double> values(count);
+    for (double &v : values)
+      if (!(fields >> v) || !std::isfinite(v)) throw std::runtime_error("cost model weights: bad value in '" + key + "'");
+    arrays[key] = std::move(values);
+  }
+  read_array(arrays, "pipeline_mean", w.pipeline_mean);
+  read_array(arrays, "pipeline_scale", w.pipeline_scale);
+  read_array(arrays, "schedule_mean", w.schedule_mean);
+  read_array(arrays, "schedule_scale", w.schedule_scale);
+  read_array(arrays, "embed", w.embed);
+  read_array(arrays, "schedule", w.schedule);
+  read_array(arrays, "schedule_bias", w.schedule_bias);
+  read_array(arrays, "combine", w.combine);
+  read_array(arrays, "combine_bias", w.combine_bias);
+  read_array(arrays, "output", w.output);
+  read_array(arrays, "output_bias", w.output_bias);
+  return w;
+}
+
+CostModelWeights CostModelWeights::load(const std::string &path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read cost model weights " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return parse(text.str());
+  } catch (const std::runtime_error &e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+void CostModelWeights::save(const std::string &path) const {
+  const std::string text = to_text();
+  replace_file(path, std::ios::out, [&text](std::ostream &out) { out << text; });
+}
+
+void network_inputs(const KernelFeatures &f, Eigen::Matrix<double, kPfCount, 1> &pipeline,
+                    Eigen::Matrix<double, kScheduleInputs, 1> &schedule) {
+  for (int i = 0; i < kPfCount; i++) pipeline[i] = std::log1p(std::max(0.0, f.pipeline[size_t(i)]));
+  for (int i = 0; i < kSfCount; i++) schedule[i] = std::log1p(std::max(0.0, f.schedule[size_t(i)]));
+  for (int i = 0; i < kTermCount; i++)
+    schedule[kSfCount + i] = std::log(kTermFloorMs + std::max(0.0, f.terms_ms[size_t(i)]));
+}
+
+CostModelForward forward(const CostModelWeights &w, const KernelFeatures &f) {
+  CostModelForward fwd;
+  network_inputs(f, fwd.pipeline_in, fwd.schedule_in);
+  fwd.pipeline_in = (fwd.pipeline_in - w.pipeline_mean).cwiseProduct(w.pipeline_scale);
+  fwd.schedule_in = (fwd.schedule_in - w.schedule_mean).cwiseProduct(w.schedule_scale);
+  fwd.combined.head<kEmbed>() = w.embed * fwd.pipeline_in;
+  fwd.schedule_pre = w.schedule * fwd.schedule_in + w.schedule_bias;
+  fwd.combined.tail<kHidden>() = fwd.schedule_pre.unaryExpr([](double v) { return v > 0 ? v : kLeak * v; });
+  fwd.hidden = (w.combine * fwd.combined + w.combine_bias).cwiseMax(0.0);
+  const CostTerms &hand = hand_coefficients();
+  fwd.raw = w.output * fwd.hidden + w.output_bias;
+  for (int i = 0; i < kTermCount; i++) fwd.raw[i] += hand[size_t(i)];
+  fwd.coefficients = fwd.raw.cwiseMax(0.0);
+  fwd.predicted_ms = 0;
+  for (int i = 0; i < kTermCount; i++) fwd.predicted_ms += fwd.coefficients[i] * f.terms_ms[size_t(i)];
+  return fwd;
+}
+
+CostModelGradient zero_gradient() {
+  CostModelGradient g;
+  g.embed.setZero();
+  g.schedule.setZero();
+  g.schedule_bias.setZero();
+  g.combine.setZero();
+  g.combine_bias.setZero();
+  g.output.setZero();
+  g.output_bias.setZero();
+  return g;
+}
+
+void backward(const CostModelWeights &w, const KernelFeatures &f, const CostModelForward &fwd, double d_ms,
+              CostModelGradient &grad) {
+  Eigen::Matrix<double, kTermCount, 1> d_raw;
+  for (int i = 0; i < kTermCount; i++) {
+    const double d_coef = d_ms * f.terms_ms[size_t(i)];
+    // max(0, raw): a coefficient at zero still moves when the loss wants it larger (a projected
+    // gradient), so a term switched off early can come back.
+    d_raw[i] = fwd.raw[i] > 0 || d_coef < 0 ? d_coef : 0.0;
+  }
+  grad.output.noalias() += d_raw * fwd.hidden.transpose();
+  grad.output_bias += d_raw;
+  Eigen::Matrix<double, kHidden, 1> d_hidden = w.output.transpose() * d_raw;
+  for (int i = 0; i < kHidden; i++)
+    if (fwd.hidden[i] <= 0) d_hidden[i] = 0;
+  grad.combine.noalias() += d_hidden * fwd.combined.transpose();
+  grad.combine_bias += d_hidden;
+  const Eigen::Matrix<double, kCombined, 1> d_combined = w.combine.transpose() * d_hidden;
+  grad.embed.noalias() += d_combined.head<kEmbed>() * fwd.pipeline_in.transpose();
+  Eigen::Matrix<double, kHidden, 1> d_pre = d_combined.tail<kHidden>();
+  for (int i = 0; i < kHidden; i++)
+    if (fwd.schedule_pre[i] <= 0) d_pre[i] *= kLeak;
+  grad.schedule.noalias() += d_pre * fwd.schedule_in.transpose();
+  grad.schedule_bias += d_pre;
+}
+
+LearnedCostModel::LearnedCostModel(CostModelWeights weights, std::string source)
+    : weights_(std::move(weights)), source_(std::move(source)) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(std::hash<std::string>{}(weights_.to_text())));
+  fingerprint_ = hex;
+}
+
+KernelCost LearnedCostModel::cost(const PipelineDag &dag, const ScheduleState &state, const KernelModel &kernel,
+                                  const GpuProfile &gpu) const {
+  const KernelFeatures f = kernel_features(dag, state, kernel, gpu);
+  const CostModelForward fwd = forward(weights_, f);
+  KernelCost cost;
+  cost.total_ms = fwd.predicted_ms;
+  double largest = -1;
+  const auto &names = cost_term_names();
+  for (int i = 0; i < kTermCount; i++) {
+    const double contribution = fwd.coefficients[i] * f.terms_ms[size_t(i)];
+    if (contribution == 0) continue;
+    cost.terms_ms[names[size_t(i)]] = contribution;
+    if (contribution > largest) largest = contribution, cost.bound = names[size_t(i)];
+  }
+  cost.occupancy = f.schedule[kSfOccupancy];
+  return cost;
+}
+
+std::shared_ptr<const LearnedCostModel> select_cost_model(const AutoschedulerOptions &options) {
+  if (options.model == "hand") return nullptr;
+  if (options.model != "learned")
+    throw std::invalid_argument("unknown cost model '" + options.model + "' (hand, learned)");
+  if (!options.weights.empty())
+    return std::make_shared<const LearnedCostModel>(CostModelWeights::load(options.weights), options.weights);
+  const std::string text = embedded_weights_text(options.gpu_profile);
+  if (text.empty())
+    throw std::invalid_argument("no embedded cost model weights for GPU '" + options.gpu_profile +
+                                "': train some (hlsched train) and pass --weights, or use --model hand");
+  return std::make_shared<const LearnedCostModel>(CostModelWeights::parse(text), "embedded " + options.gpu_profile);
+}
+
+KernelCost predict_kernel_cost(const LearnedCostModel *model, const PipelineDag &dag, const ScheduleState &state,
+                               const KernelModel &kernel, const GpuProfile &gpu) {
+  return model ? model->cost(dag, state, kernel, gpu) : cost_of_kernel(kernel, gpu);
+}
+
+}  // namespace hlsched

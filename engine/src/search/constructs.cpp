@@ -1,0 +1,99 @@
+#include "search/constructs.h"
+
+#include <algorithm>
+#include <set>
+
+namespace hlsched {
+
+namespace {
+
+bool is_power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Names of the root's tiling constructs: points per thread along the coalescing loop, in two
+// dimensions, of sizes that are not powers of two.
+void tiling_constructs(const StageTiling &t, std::set<std::string> &used) {
+  if (t.single_thread) return used.insert("single thread"), void();
+  if (t.privatized) return used.insert("privatized scatter"), void();
+  if (t.atomic) return used.insert("atomic scatter"), void();
+  const int inner = t.innermost_thread_loop();
+  int serial_loops = 0;
+  for (size_t i = 0; i < t.vars.size(); i++) {
+    if (t.in_thread[i]) used.insert("small loop in thread");
+    if (!t.tiled(i) || t.serial[i] <= 1) continue;
+    serial_loops++;
+    if (int(i) == inner) used.insert("points per thread along x");
+    if (!is_power_of_two(t.serial[i])) used.insert("non-power-of-two points per thread");
+  }
+  if (serial_loops >= 2) used.insert("2-D points per thread");
+}
+
+}  // namespace
+
+const std::vector<std::string> &all_constructs() {
+  static const std::vector<std::string> names = {
+      "inline",
+      "root kernel",
+      "single thread",
+      "atomic scatter",
+      "privatized scatter",
+      "small loop in thread",
+      "points per thread along x",
+      "2-D points per thread",
+      "non-power-of-two points per thread",
+      "fused per block",
+      "fused per thread",
+      "reduction fused per block",
+      "fused into a kernel with updates",
+  };
+  return names;
+}
+
+namespace {
+
+void add_decision_constructs(const PipelineDag &dag, size_t f, const FuncDecision &d, std::set<std::string> &used) {
+  switch (d.level) {
+    case ComputeLevel::Inline: used.insert("inline"); break;
+    case ComputeLevel::Root:
+      used.insert("root kernel");
+      for (const StageTiling &t : d.tilings) tiling_constructs(t, used);
+      break;
+    case ComputeLevel::Block:
+    case ComputeLevel::Thread:
+      used.insert(d.level == ComputeLevel::Block ? "fused per block" : "fused per thread");
+      if (d.level == ComputeLevel::Block && dag.funcs[f].stages.size() > 1) used.insert("reduction fused per block");
+      if (d.kernel_root >= 0 && dag.funcs[size_t(d.kernel_root)].stages.size() > 1)
+        used.insert("fused into a kernel with updates");
+      break;
+  }
+}
+
+std::vector<std::string> in_table_order(const std::set<std::string> &used) {
+  std::vector<std::string> ordered;
+  for (const std::string &name : all_constructs())
+    if (used.count(name)) ordered.push_back(name);
+  return ordered;
+}
+
+}  // namespace
+
+std::vector<std::string> decision_constructs(const PipelineDag &dag, int func, const FuncDecision &decision) {
+  std::set<std::string> used;
+  add_decision_constructs(dag, size_t(func), decision, used);
+  return in_table_order(used);
+}
+
+std::vector<std::string> walk_group(const PipelineDag &dag, int func, const FuncDecision &decision) {
+  if (decision.level != ComputeLevel::Root || decision.tilings.size() < 2) return decision_constructs(dag, func, decision);
+  FuncDecision last = decision;
+  last.tilings = {decision.tilings.back()};
+  return decision_constructs(dag, func, last);
+}
+
+std::vector<std::string> constructs_used(const PipelineDag &dag, const ScheduleState &state) {
+  std::set<std::string> used;
+  for (size_t f = 0; f < dag.funcs.size(); f++)
+    if (state.decided[f]) add_decision_constructs(dag, f, state.decisions[f], used);
+  return in_table_order(used);
+}
+
+}  // namespace hlsched

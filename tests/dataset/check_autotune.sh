@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `hlsched autotune`'s local steps end to end, without a GPU:
+#   1. sample + bundle: one small random pipeline under the beam search's schedule and one random
+#      walk, built into a CUDA bundle whose runner's dry run lists both; the collection manifest
+#      holds each variant's prediction, decisions and schedule, matching what the plugin applied;
+#      with no GPU, autotune says how to run the bundle elsewhere and how to ingest the results;
+#   2. ingest: a checked-in results file of a real H200 run (a few variants of the dataset's
+#      collection, data/) becomes dataset records; ingesting it again adds nothing.
+#   check_autotune.sh HLSCHED_EXE DATA_DIR WORK_DIR
+set -euo pipefail
+hlsched=$1 data=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+export HLSCHED_CACHE_DIR=$work/cache
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. sample -> bundle (no GPU here, or --no-gpu says so).
+"$hlsched" autotune --no-gpu --name ci --random 1 --first-seed 7 --min-stages 3 --max-stages 3 --samples 1 \
+  --out "$work/bundle" --dataset "$work/data.jsonl.zst" > "$work/autotune.out" 2> "$work/autotune.log" \
+  || { cat "$work/autotune.log"; fail "autotune (bundle)"; }
+test -s "$work/bundle/bench.tar.xz" || fail "no archive"
+grep -q "no GPU on this machine" "$work/autotune.out" || fail "no instructions for a remote run"
+grep -q -- "--ingest results.json --collection $work/bundle/collection.json" "$work/autotune.out" || fail "no ingest command"
+mkdir "$work/unpacked" && tar -C "$work/unpacked" -xJf "$work/bundle/bench.tar.xz"
+"$work/unpacked/hlsched-bench-runner" --dry-run > "$work/dry-run.txt" || { cat "$work/dry-run.txt"; fail "dry run"; }
+for v in r7__beam r7__s1_0; do grep -q "^  $v  (" "$work/dry-run.txt" || fail "$v missing from the dry run"; done
+python3 - "$work/bundle/collection.json" <<'PY' || fail "collection manifest"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["format"] == "hlsched-collection-v1", c["format"]
+kinds = sorted(v["schedule"]["kind"] for v in c["variants"])
+assert kinds == ["beam", "sample"], kinds
+for v in c["variants"]:
+    p = v["prediction"]
+    assert p["predicted_runtime_ms"] > 0 and p["stages"], v["function"]
+    assert p["decisions"].startswith("hlsched-warm-start-v"), v["function"]
+    assert p["schedule_code"], v["function"]
+    assert v["prediction_matches_applied"], v["function"] + ": the plugin applied another schedule"
+    assert v["pipeline"]["random"] == {"seed": 7, "stages": 3}, v["pipeline"]
+PY
+
+# 2. ingest a real run's results (twice: the second adds nothing).
+for round in 1 2; do
+  "$hlsched" autotune --ingest "$data/results_small.json" --collection "$data/collection_small.json" \
+    --dataset "$work/data.jsonl.zst" > "$work/ingest$round.out" 2>&1 || { cat "$work/ingest$round.out"; fail "ingest $round"; }
+done
+grep -q "already there" "$work/ingest2.out" || fail "the second ingest did not notice its records"
+"$hlsched" dataset summary "$work/data.jsonl.zst" > "$work/summary.txt"
+cat "$work/summary.txt"
+python3 - "$data/expected_summary.txt" "$work/summary.txt" <<'PY' || fail "summary differs from data/expected_summary.txt"
+import sys
+assert open(sys.argv[1]).read().strip() == open(sys.argv[2]).read().strip()
+PY
+echo "autotune local steps OK"

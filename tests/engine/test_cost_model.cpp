@@ -1,0 +1,190 @@
+// The learned cost model: an untrained network is exactly the hand model; the hand model stays
+// selectable; weights round-trip through their text; inference equals an independent reference
+// computation from the documented text format; training on the small checked-in dataset
+// (synthetic labels, tests/data/cost_model/) converges and is deterministic for a seed.
+// (Cost: a few featurized random schedules and a few seconds of training.)
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "halide_test_support.h"
+#include "hlsched/engine/autoscheduler.h"
+#include "hlsched/engine/cost_training.h"
+
+using namespace hlsched;
+
+namespace {
+
+std::vector<ScheduleRow> featurized_samples(const std::string &generator, const GeneratorParams &params, int count) {
+  auto inst = instantiate_generator(generator, default_gpu_target(), params);
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  std::vector<ScheduleRef> refs;
+  for (int i = 0; i < count; i++) refs.push_back({3, i, ""});
+  return featurize_schedules(dag, AutoschedulerOptions{}, refs);
+}
+
+TrainingSet checked_in_dataset() {
+  std::ifstream in(std::string(HLSCHED_SOURCE_DIR) + "/tests/data/cost_model/synthetic.features");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_training_set(text.str());
+}
+
+// The network of cost/learned_model.h computed from the weights text alone, with plain loops.
+struct ReferenceModel {
+  std::map<std::string, std::vector<double>> arrays;
+
+  explicit ReferenceModel(const std::string &text) {
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string name;
+      size_t count = 0;
+      if (!(fields >> name >> count)) continue;  // header lines
+      std::vector<double> values(count);
+      for (double &v : values) fields >> v;
+      if (fields) arrays[name] = values;
+    }
+  }
+
+  // out = M x, M of rows x cols stored column-major.
+  static std::vector<double> times(const std::vector<double> &m, const std::vector<double> &x, size_t rows) {
+    std::vector<double> out(rows, 0.0);
+    for (size_t c = 0; c < x.size(); c++)
+      for (size_t r = 0; r < rows; r++) out[r] += m[c * rows + r] * x[c];
+    return out;
+  }
+
+  double predict(const KernelRow &row, const std::vector<double> &hand_coefficients) const {
+    const size_t p = arrays.at("pipeline_mean").size(), s = arrays.at("schedule_mean").size();
+    const size_t t = arrays.at("output_bias").size(), h = arrays.at("schedule_bias").size();
+    const size_t e = arrays.at("embed").size() / p;
+    std::vector<double> xp(p), xs(s);
+    for (size_t i = 0; i < p; i++)
+      xp[i] = (std::log1p(std::max(0.0, row.values[i])) - arrays.at("pipeline_mean")[i]) * arrays.at("pipeline_scale")[i];
+    for (size_t i = 0; i < s; i++) {
+      const double v = std::max(0.0, row.values[p + i]);
+      const double logged = i < s - t ? std::log1p(v) : std::log(1e-6 + v);
+      xs[i] = (logged - arrays.at("schedule_mean")[i]) * arrays.at("schedule_scale")[i];
+    }
+    std::vector<double> combined = times(arrays.at("embed"), xp, e);
+    std::vector<double> a = times(arrays.at("schedule"), xs, h);
+    for (size_t i = 0; i < h; i++) {
+      const double v = a[i] + arrays.at("schedule_bias")[i];
+      combined.push_back(v > 0 ? v : 0.01 * v);
+    }
+    std::vector<double> hidden = times(arrays.at("combine"), combined, h);
+    for (size_t i = 0; i < h; i++) hidden[i] = std::max(0.0, hidden[i] + arrays.at("combine_bias")[i]);
+    const std::vector<double> out = times(arrays.at("output"), hidden, t);
+    double ms = 0;
+    for (size_t i = 0; i < t; i++) {
+      const double coefficient = std::max(0.0, out[i] + arrays.at("output_bias")[i] + hand_coefficients[i]);
+      ms += coefficient * row.values[p + s - t + i];
+    }
+    return ms;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an untrained learned model predicts exactly what the hand model does", "[cost_model]") {
+  const std::string untrained = initial_weights_text(11, "h200");
+  for (const auto &[generator, params] : std::vector<std::pair<std::string, GeneratorParams>>{
+           {"pyramid_small", {{"levels", "3"}}}, {"stencil_small", {{"radius", "2"}}}, {"reductions_small", {}}}) {
+    INFO(generator);
+    int kernels = 0;
+    for (const ScheduleRow &s : featurized_samples(generator, params, 6)) {
+      const std::vector<double> learned = predict_kernels_ms(untrained, s.kernels);
+      for (size_t k = 0; k < s.kernels.size(); k++, kernels++) {
+        CHECK(s.kernels[k].hand_ms > 0);
+        CHECK(learned[k] == Approx(s.kernels[k].hand_ms).epsilon(1e-9));
+      }
+    }
+    CHECK(kernels > 0);
+  }
+}
+
+TEST_CASE("the hand model stays selectable next to the learned one", "[cost_model]") {
+  auto inst = instantiate_generator("stencil_small", default_gpu_target(), {{"radius", "2"}});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  AutoschedulerOptions hand;
+  hand.time_budget_s = 600;
+  AutoschedulerOptions learned = hand;
+  learned.model = "learned";
+  const std::string path = (std::filesystem::temp_directory_path() / "hlsched-test-untrained.weights").string();
+  std::ofstream(path) << initial_weights_text(3, "h200");
+  learned.weights = path;
+
+  const ScheduleResult by_hand = schedule_pipeline(inst.pipeline, dag, hand);
+  const ScheduleResult by_learned = schedule_pipeline(inst.pipeline, dag, learned);
+  CHECK(by_hand.cost_model.find("hand-set") != std::string::npos);
+  CHECK(by_learned.cost_model.find("learned") != std::string::npos);
+  // Untrained, both models cost every state alike: the same search, the same prediction.
+  CHECK(by_learned.predicted_runtime_ms == Approx(by_hand.predicted_runtime_ms).epsilon(1e-9));
+
+  AutoschedulerOptions unknown = hand;
+  unknown.model = "oracle";
+  CHECK_THROWS_AS(schedule_pipeline(inst.pipeline, dag, unknown), std::invalid_argument);
+  AutoschedulerOptions missing = learned;
+  missing.weights = path + ".missing";
+  CHECK_THROWS(schedule_pipeline(inst.pipeline, dag, missing));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("trained weights round-trip and inference equals a reference computation", "[cost_model]") {
+  const TrainingSet set = checked_in_dataset();
+  TrainOptions options;
+  options.epochs = 20;
+  const TrainReport report = train_cost_model(set, options);
+  CHECK(reserialize_weights(report.weights_text) == report.weights_text);
+  CHECK_THROWS(reserialize_weights("hlsched-cost-weights 1\nfeature_version 999\n"));
+
+  const std::vector<std::string> terms = cost_term_name_list();
+  REQUIRE(terms.size() >= 5);
+  std::vector<double> hand(terms.size(), 0.0);
+  for (const char *name : {"throughput", "latency", "sync", "launch", "non_affine_excess"})
+    hand[size_t(std::find(terms.begin(), terms.end(), name) - terms.begin())] = 1;
+  const ReferenceModel reference(report.weights_text);
+  int compared = 0;
+  for (const PipelineRows &p : set.pipelines)
+    for (const ScheduleRow &s : p.schedules) {
+      const std::vector<double> ms = predict_kernels_ms(report.weights_text, s.kernels);
+      for (size_t k = 0; k < s.kernels.size(); k++, compared++)
+        CHECK(ms[k] == Approx(reference.predict(s.kernels[k], hand)).epsilon(1e-9));
+    }
+  CHECK(compared > 50);
+}
+
+TEST_CASE("training on the checked-in dataset converges, deterministically per seed", "[cost_model]") {
+  const TrainingSet set = checked_in_dataset();
+  TrainOptions options;
+  options.epochs = 150;
+  options.seed = 5;
+  const TrainReport first = train_cost_model(set, options);
+  REQUIRE(first.training_loss.size() == 150);
+  INFO("loss " << first.initial_training_loss << " -> " << first.training_loss.back());
+  // The labels come from coefficients 0.3x..3x the hand model's: the loss must fall tenfold.
+  CHECK(first.training_loss.back() * 10 < first.initial_training_loss);
+  CHECK(first.validation_pipelines > 0);
+  CHECK(first.learned_validation.median_pipeline_error < first.hand_validation.median_pipeline_error);
+
+  const TrainReport again = train_cost_model(set, options);
+  CHECK(again.weights_text == first.weights_text);
+  options.seed = 6;
+  CHECK(train_cost_model(set, options).weights_text != first.weights_text);
+}
+
+TEST_CASE("features files reject another feature version", "[cost_model]") {
+  TrainingSet set = checked_in_dataset();
+  std::string text = training_set_to_text(set);
+  CHECK(training_set_to_text(parse_training_set(text)) == text);
+  const std::string version = " " + std::to_string(cost_feature_version()) + "\n";
+  text.replace(text.find(version), version.size(), " 999\n");
+  CHECK_THROWS(parse_training_set(text));
+}

@@ -1,0 +1,98 @@
+// The schedule space's constructs (docs/ARCHITECTURE.md, "The schedule space"), each on a small
+// pipeline: random walks reach it, its schedule compiles for CUDA, its CPU twin computes exactly
+// what compute_root computes, and the kernel model charges what it should.
+// Cost: a few dozen random walks over fused_reductions_small (milliseconds each), then per
+// construct one CUDA compile and one CPU JIT (about a second each).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "halide_test_support.h"
+#include "hlsched/engine/autoscheduler.h"
+#include "hlsched/engine/compile_check.h"
+
+using namespace hlsched;
+using namespace hlsched::testing;
+
+namespace {
+
+constexpr uint64_t kSeed = 2026;
+constexpr int kMaxWalks = 200;
+
+bool uses(const ScheduleResult &r, const std::string &construct) {
+  return std::find(r.constructs.begin(), r.constructs.end(), construct) != r.constructs.end();
+}
+
+Halide::Realization run(const Halide::Pipeline &p, const Halide::Buffer<float> &input) {
+  bind_input(p, "input", input);
+  Halide::Pipeline handle = p;
+  std::vector<Halide::Buffer<>> outputs = {Halide::Buffer<float>(41, 23), Halide::Buffer<float>(41, 23)};
+  Halide::Realization realization(outputs);
+  handle.realize(realization, cpu_target());
+  return realization;
+}
+
+// The first random walk (by index) that uses `construct`, or -1.
+int first_walk_using(const std::string &construct) {
+  auto inst = instantiate_generator("fused_reductions_small", default_gpu_target(), {});
+  PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  auto walks = sample_schedules(inst.pipeline, dag, AutoschedulerOptions{}, kMaxWalks, kSeed);
+  for (size_t i = 0; i < walks.size(); i++)
+    if (uses(walks[i], construct)) return int(i);
+  return -1;
+}
+
+ScheduleResult walk(const GeneratorInstance &inst, int index) {
+  PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  return sample_schedules(inst.pipeline, dag, AutoschedulerOptions{}, 1, kSeed, index).front();
+}
+
+}  // namespace
+
+TEST_CASE("every construct of the schedule space compiles and is exact", "[schedule][constructs]") {
+  const Halide::Buffer<float> input = random_buffer<float>({41, 23}, 31, -4, 4);
+  auto reference = instantiate_generator("fused_reductions_small", cpu_target(), {}, false);
+  schedule_compute_root_everywhere(reference.pipeline);
+  Halide::Realization expected = run(reference.pipeline, input);
+
+  for (const std::string construct : {"reduction fused per block", "fused into a kernel with updates",
+                                      "points per thread along x", "2-D points per thread",
+                                      "non-power-of-two points per thread"}) {
+    const int index = first_walk_using(construct);
+    INFO(construct);
+    REQUIRE(index >= 0);
+
+    // Each instance has its own Func names: each draws its own copy of the walk.
+    auto gpu = instantiate_generator("fused_reductions_small", default_gpu_target(), {});
+    ScheduleResult gpu_walk = walk(gpu, index);
+    INFO(gpu_walk.schedule_code);
+    REQUIRE(uses(gpu_walk, construct));
+    apply_schedule(gpu_walk.schedule, gpu.pipeline, ApplyMode::Gpu);
+    CHECK(compile_pipeline(gpu.pipeline, default_gpu_target()).gpu_kernels > 0);
+
+    auto cpu = instantiate_generator("fused_reductions_small", cpu_target(), {});
+    apply_schedule(walk(cpu, index).schedule, cpu.pipeline, ApplyMode::Cpu);
+    Halide::Realization got = run(cpu.pipeline, input);
+    for (size_t k = 0; k < got.size(); k++) {
+      Halide::Buffer<float> a = got[k], b = expected[k];
+      CHECK(count_differences(a, b) == 0);
+    }
+  }
+}
+
+TEST_CASE("a reduction fused per block is charged its shared memory and barriers", "[schedule][constructs]") {
+  auto inst = instantiate_generator("fused_reductions_small", default_gpu_target(), {});
+  const int index = first_walk_using("reduction fused per block");
+  REQUIRE(index >= 0);
+  ScheduleResult r = walk(inst, index);
+  INFO(r.schedule_code);
+  // The kernel computing the box sums per block: its shared-memory and barrier terms are not zero.
+  bool charged = false;
+  for (const StageCost &c : r.stages)
+    if (c.func.rfind("blurred", 0) == 0 && c.terms_ms.count("shared_memory") && c.terms_ms.at("shared_memory") > 0 &&
+        c.terms_ms.at("sync") > 0)
+      charged = true;
+  // The reduction's update runs on the block's threads over its own points, in the emitted text.
+  CHECK(r.schedule_code.find(".update(0)") != std::string::npos);
+  CHECK(charged);
+}
