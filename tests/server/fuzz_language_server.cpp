@@ -211,14 +211,27 @@ private:
     }
   }
 
-  void send(const json &message) { transport_->feed(hlsched::protocol::encode_frame(message.dump())); }
+  // Strings from the fuzzer may not be UTF-8: nlohmann would throw on dump(), so such bytes go
+  // out as U+FFFD (raw bytes reach the framing and the JSON parser through step 18).
+  void send(const json &message) {
+    remember_ids(message);
+    transport_->feed(hlsched::protocol::encode_frame(message.dump(-1, ' ', false, json::error_handler_t::replace)));
+  }
 
   void request(const std::string &method, json params) {
     json id = next_id();
     json message{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
     if (!params.is_null() || in_.ConsumeBool()) message["params"] = std::move(params);
-    sent_ids_.push_back(id);
     send(message);
+  }
+
+  // Every id the server may answer: those of our requests, and of any object (or batch member)
+  // with an id that is not a reply of ours.
+  void remember_ids(const json &message) {
+    if (message.is_array())
+      for (const json &m : message) remember_ids(m);
+    if (message.is_object() && message.contains("id") && !message.contains("result") && !message.contains("error"))
+      sent_ids_.push_back(message["id"]);
   }
 
   void notify(const std::string &method, json params) {
@@ -241,6 +254,11 @@ private:
   }
 
   void check_message(const json &m) {
+    if (m.is_array()) {  // a batch reply
+      check(!m.empty());
+      for (const json &item : m) check_message(item);
+      return;
+    }
     check(m.is_object() && m.value("jsonrpc", "") == "2.0");
     if (m.contains("method")) return;  // a notification or a request from the server
     check(m.contains("id"));
@@ -259,7 +277,7 @@ private:
   void answer_server_requests() {
     while (auto m = transport_->pop()) {
       check_message(*m);
-      if (!m->contains("method") || !m->contains("id") || in_.remaining_bytes() == 0) continue;
+      if (!m->is_object() || !m->contains("method") || !m->contains("id") || in_.remaining_bytes() == 0) continue;
       switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
         case 0: send({{"jsonrpc", "2.0"}, {"id", (*m)["id"]}, {"result", {{"applied", true}}}}); break;
         case 1: send({{"jsonrpc", "2.0"}, {"id", (*m)["id"]}, {"error", {{"code", -32603}, {"message", "no"}}}}); break;
