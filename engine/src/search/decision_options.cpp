@@ -122,6 +122,10 @@ bool kernel_accepts_fusion(const PipelineDag &dag, const ScheduleState &state, i
   if (d.level != ComputeLevel::Root || d.tilings.size() != dag.funcs[root].stages.size()) return false;
   const StageTiling &last = d.tilings.back();
   if (last.single_thread || last.atomic || last.privatized) return false;
+  // A loop run whole inside each thread puts the block's fused Funcs inside a condition that
+  // Halide 14's loop partitioning rejects ("Unexpected construct inside if statement": random
+  // pipeline 3009, searched).
+  if (std::find(last.in_thread.begin(), last.in_thread.end(), true) != last.in_thread.end()) return false;
   if (d.tilings.size() == 1) return true;
   return root_stages_reading(dag, state, func, root) == uint64_t(1) << (d.tilings.size() - 1);
 }
