@@ -20,6 +20,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <spdlog/spdlog.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -468,6 +469,12 @@ private:
 };
 
 }  // namespace
+
+// The server logs every session's start and end at "info": millions of lines in a long run.
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  spdlog::set_level(spdlog::level::warn);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FuzzedDataProvider in(data, size);
