@@ -96,6 +96,10 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSc
     order.insert(order.end(), serial_inner.begin(), serial_inner.end());
     order.insert(order.end(), inner.begin(), inner.end());
     order.insert(order.end(), outer.begin(), outer.end());
+    // A reorder only permutes the loops it names: left out, the extra block loops could land
+    // between the tile's block loops, and a Func computed "per block" would cover a whole
+    // column of blocks (random pipeline 3101: Halide 14 then fails in PartitionLoops).
+    order.insert(order.end(), extra_blocks.begin(), extra_blocks.end());
     out.directives.push_back(Directive{Kind::Reorder, order});
   }
   for (const std::string &rows : serial_inner) out.directives.push_back(Directive{Kind::Unroll, {rows}});

@@ -419,12 +419,6 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
       // global buffer allocated at each launch (measured 3x slower on interpolate's first stage),
       // and a reduction's accumulators would go to memory at each step.
       if (level == ComputeLevel::Thread && !fused.in_registers) acceptable = false;
-      // A reduction per block whose region spans more loops than the block's two thread loops
-      // runs a serial loop around them; with clamped reads inside, Halide 14's loop partitioning
-      // fails on it (internal error in PartitionLoops: random pipeline 3101's searched schedule).
-      if (level == ComputeLevel::Block && f.stages.size() > 1 &&
-          std::count_if(fused.box.begin(), fused.box.end(), [](double e) { return e > 1; }) > 2)
-        acceptable = false;
       const double recompute = fused.points_per_block * km.blocks / std::max(1.0, needed);
       if (recompute > limits.max_recompute) acceptable = false;
       if (level == ComputeLevel::Thread && fused.points_per_block / km.threads_per_block > limits.max_thread_points)
