@@ -183,21 +183,23 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
   for (size_t k = 0; k < dims.size(); k++) grown[k] = std::max(grown[k], box[dims[k]]);
   double threads = 1;
   for (double e : grown) threads *= e;
-  if (threads <= gpu.max_threads_per_block) {
-    block_shape = grown;
-    Directive d{Kind::GpuThreads};
-    for (size_t i : dims) d.vars.push_back(f.args[i]);
-    out.push_back(d);
-    return out;
-  }
-  // Too many points for one pass: cover the region in chunks shaped like the kernel's threads.
+  // Either way the thread loops get constant extents (a split): Halide's own bounds of the region
+  // can be larger than the model's (clamped reads, sizes known only at run time), and a bare
+  // gpu_threads over such a region launched 1536x2560 threads per block on the H200
+  // (CUDA_ERROR_INVALID_VALUE). A larger region now runs in extra serial passes instead.
   LoopNames fresh(f.stages[0]);
   for (const StageNode &s : f.stages)
     for (const LoopDim &l : s.loops) fresh.reserve(l.var);
   std::vector<int64_t> chunk;
-  for (size_t k = 0; k < root_tiling.vars.size(); k++)
-    if (root_tiling.threads[k] > 1) chunk.push_back(root_tiling.threads[k]);
-  while (chunk.size() < dims.size()) chunk.push_back(1);
+  if (threads <= gpu.max_threads_per_block) {
+    block_shape = grown;
+    for (size_t k = 0; k < dims.size(); k++) chunk.push_back(int64_t(std::ceil(box[dims[k]])));
+  } else {
+    // Too many points for one pass: cover the region in chunks shaped like the kernel's threads.
+    for (size_t k = 0; k < root_tiling.vars.size(); k++)
+      if (root_tiling.threads[k] > 1) chunk.push_back(root_tiling.threads[k]);
+    while (chunk.size() < dims.size()) chunk.push_back(1);
+  }
   std::vector<std::string> inner, outer;
   for (size_t k = 0; k < dims.size(); k++) {
     const std::string &v = f.args[dims[k]];
