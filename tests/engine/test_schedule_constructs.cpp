@@ -96,3 +96,58 @@ TEST_CASE("a reduction fused per block is charged its shared memory and barriers
   CHECK(r.schedule_code.find(".update(0)") != std::string::npos);
   CHECK(charged);
 }
+
+namespace {
+
+// The thread counts of every kernel launch in a lowered program (halide_cuda_run's 6th-8th
+// arguments), as written: a number, or the expression Halide computes at run time.
+std::vector<std::string> launch_thread_extents(const std::string &stmt) {
+  std::vector<std::string> out;
+  const std::string call = "halide_cuda_run(";
+  for (size_t at = stmt.find(call); at != std::string::npos; at = stmt.find(call, at + 1)) {
+    size_t pos = at + call.size();
+    for (int arg = 0; arg < 8; arg++) {
+      const size_t comma = stmt.find(", ", pos);
+      if (arg >= 5) out.push_back(stmt.substr(pos, comma - pos));
+      pos = comma + 2;
+    }
+  }
+  return out;
+}
+
+bool is_number(const std::string &s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+// Halide bounds a kernel's thread loops over all its blocks at once; where a Func computed per
+// block reads clamped coordinates (a boundary condition), that bound is the whole image, and a
+// bare gpu_threads over such a Func launched 1536x2560 threads per block (interpolate on the
+// H200: CUDA_ERROR_INVALID_VALUE). Its thread loops are split by the region the model expects.
+TEST_CASE("a Func fused per block runs on a constant number of threads behind clamped reads",
+          "[schedule][constructs]") {
+  auto inst = instantiate_generator("stencil_small", default_gpu_target(), {});
+  PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  auto walks = sample_schedules(inst.pipeline, dag, AutoschedulerOptions{}, kMaxWalks, kSeed);
+  int checked = 0;
+  for (size_t i = 0; i < walks.size() && checked < 3; i++) {
+    // A Func reading the input through its clamp (or the clamp itself) computed per block.
+    const auto &funcs = walks[i].schedule.funcs;
+    if (std::none_of(funcs.begin(), funcs.end(), [](const FuncSchedule &f) {
+          return f.level == ComputeLevel::Block && (f.func.rfind("repeat_edge", 0) == 0 || f.func.rfind("input_im", 0) == 0);
+        }))
+      continue;
+    auto gpu = instantiate_generator("stencil_small", default_gpu_target(), {});
+    ScheduleResult again = walk(gpu, int(i));
+    INFO(again.schedule_code);
+    apply_schedule(again.schedule, gpu.pipeline, ApplyMode::Gpu);
+    for (const std::string &extent : launch_thread_extents(compile_pipeline(gpu.pipeline, default_gpu_target()).lowered_stmt)) {
+      INFO("threads per block along one dimension: " << extent);
+      REQUIRE(is_number(extent));
+      CHECK(std::stoll(extent) <= 1024);
+    }
+    checked++;
+  }
+  CHECK(checked == 3);
+}
