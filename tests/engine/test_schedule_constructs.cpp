@@ -10,6 +10,10 @@
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/compile_check.h"
+#include "cost/gpu_cost_model.h"
+#include "cost/kernel_model.h"
+#include "schedule/state_to_spec.h"
+#include "search/decision_options.h"
 
 using namespace hlsched;
 using namespace hlsched::testing;
@@ -57,7 +61,8 @@ TEST_CASE("every construct of the schedule space compiles and is exact", "[sched
 
   for (const std::string construct : {"reduction fused per block", "fused into a kernel with updates",
                                       "points per thread along x", "2-D points per thread",
-                                      "non-power-of-two points per thread"}) {
+                                      "non-power-of-two points per thread", "update tiled independently",
+                                      "unrolled reduction loop"}) {
     const int index = first_walk_using(construct);
     INFO(construct);
     REQUIRE(index >= 0);
@@ -150,4 +155,88 @@ TEST_CASE("a Func fused per block runs on a constant number of threads behind cl
     checked++;
   }
   CHECK(checked == 3);
+}
+
+namespace {
+
+// The root decision of `func` in fused_reductions_small whose update follows the pure stage's
+// tiling of `width` threads along x (the first such option of the search).
+FuncDecision inherited_root(const PipelineDag &dag, int func, int64_t width) {
+  for (const FuncDecision &d : standalone_options(dag, func, find_gpu_profile("h200"), OptionLimits{}))
+    if (d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[0].threads[0] == width &&
+        !d.tilings[1].own_tiling && d.tilings[1].reduction_unroll == 1)
+      return d;
+  FAIL("no root option " << width << " threads wide");
+  return {};
+}
+
+// Func names carry a "$n" suffix from the second instance of a generator in a process on.
+int func_named(const PipelineDag &dag, const std::string &name) {
+  for (size_t f = 0; f < dag.funcs.size(); f++)
+    if (dag.funcs[f].name == name || dag.funcs[f].name.rfind(name + "$", 0) == 0) return int(f);
+  return -1;
+}
+
+KernelCost update_cost(const PipelineDag &dag, int func, const FuncDecision &d, KernelModel *model = nullptr) {
+  ScheduleState state(dag);
+  state.decide(func, d);
+  KernelModel km = build_kernel_model(dag, state, func, 1, find_gpu_profile("h200"));
+  REQUIRE(km.valid);
+  if (model) *model = km;
+  return cost_of_kernel(km, find_gpu_profile("h200"));
+}
+
+}  // namespace
+
+TEST_CASE("an unrolled reduction loop is charged a shorter chain of steps and fewer read-modify-writes",
+          "[schedule][constructs]") {
+  auto inst = instantiate_generator("fused_reductions_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const int weighted = func_named(dag, "weighted");
+  REQUIRE(weighted >= 0);
+  FuncDecision rolled = inherited_root(dag, weighted, 32);
+  // Its reduction loop has 3 taps: unrolled whole.
+  REQUIRE(reduction_unroll_factors(dag.funcs[weighted].stages[1], rolled.tilings[1]) == std::vector<int64_t>{3});
+  FuncDecision unrolled = rolled;
+  unrolled.tilings[1].reduction_unroll = 3;
+  KernelModel a, b;
+  const KernelCost before = update_cost(dag, weighted, rolled, &a), after = update_cost(dag, weighted, unrolled, &b);
+  CHECK(after.terms_ms.at("reduction_chain") < before.terms_ms.at("reduction_chain"));
+  CHECK(b.update_rmw_bytes == Approx(a.update_rmw_bytes / 3));
+  CHECK(a.serial_steps_per_thread == Approx(3 * double(rolled.tilings[1].points_per_thread())));
+
+  // Emitted: the taps' loop split by 3 and unrolled, declared as reduction loops.
+  ScheduleState state(dag);
+  for (int f = 0; f < int(dag.funcs.size()); f++) state.decide(f, standalone_options(dag, f, find_gpu_profile("h200"), OptionLimits{}).back());
+  state.decide(weighted, unrolled);
+  const std::string code = emit_schedule_source(state_to_spec(dag, state, find_gpu_profile("h200")), EmitContext::GeneratorSchedule);
+  INFO(code);
+  CHECK(code.find(".update(0).split(k_x, k_xo, k_xi, 3, TailStrategy::GuardWithIf)\n    .unroll(k_xi)") !=
+        std::string::npos);
+  CHECK(code.find("RVar k_x(\"k$x\"), k_xi(\"k$xi\"), k_xo(\"k$xo\")") != std::string::npos);
+}
+
+TEST_CASE("an update tiled on its own runs at least a warp per block where it inherits fewer threads",
+          "[schedule][constructs]") {
+  auto inst = instantiate_generator("fused_reductions_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const int weighted = func_named(dag, "weighted");
+  REQUIRE(weighted >= 0);
+  // A pure stage 16 wide hands its update 16-thread rows of blocks.
+  const FuncDecision inherited = inherited_root(dag, weighted, 16);
+  const std::vector<StageTiling> own = own_update_tilings(dag.funcs[weighted].stages[1], find_gpu_profile("h200"));
+  REQUIRE_FALSE(own.empty());
+  for (const StageTiling &t : own) {
+    CHECK(t.own_tiling);
+    CHECK(t.threads_per_block() >= 32);
+    CHECK(t.threads_per_block() <= 256);
+    CHECK(t.threads[0] >= 32);  // whole warps along the coalescing loop
+  }
+  // The kernel model sees the idle half-warps of the inherited tiling: an own tiling 32 wide
+  // and as many threads per block does not cost more.
+  FuncDecision mine = inherited;
+  for (const StageTiling &t : own)
+    if (t.threads_per_block() == inherited.tilings[1].threads_per_block() && t.threads[0] == 32) mine.tilings[1] = t;
+  REQUIRE(mine.tilings[1].own_tiling);
+  CHECK(update_cost(dag, weighted, mine).total_ms <= update_cost(dag, weighted, inherited).total_ms);
 }

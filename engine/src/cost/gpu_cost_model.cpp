@@ -69,13 +69,17 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
     shared_bytes += k.blocks * f.accumulator_updates_per_block * 2 * 4;
     syncs += f.stages;
   }
-  // Bandwidths are reached only with every SM busy; a half-empty last wave gets less.
-  const double dram = dram_bytes / gpu.dram_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);
-  const double l2 = l2_bytes / gpu.l2_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);
+  // Bandwidths are reached only with every SM busy; a half-empty last wave gets less. Kernels
+  // whose threads run reduction loops wait on their steps' chain (reduction_chain below, their
+  // latency): their bandwidth is that of the SMs their blocks occupy.
+  const double busy_sms = k.serial_steps_per_thread > 0 ? std::min(1.0, k.blocks / gpu.sm_count) : 0.0;
+  const double bandwidth_share = std::max({sm_utilization, busy_sms, 0.05});
+  const double dram = dram_bytes / gpu.dram_bandwidth_bytes_per_s / bandwidth_share;
+  const double l2 = l2_bytes / gpu.l2_bandwidth_bytes_per_s / bandwidth_share;
   // Small blocks get little reuse out of L1 (few warps of a block share an SM's cache).
   const double l1_reuse = std::min(1.0, k.threads_per_block / 128.0);
-  const double l1 = l1_bytes / gpu.l1_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05) / std::max(l1_reuse, 0.25);
-  const double shared = shared_bytes / gpu.shared_memory_bandwidth_bytes_per_s / std::max(sm_utilization, 0.05);
+  const double l1 = l1_bytes / gpu.l1_bandwidth_bytes_per_s / bandwidth_share / std::max(l1_reuse, 0.25);
+  const double shared = shared_bytes / gpu.shared_memory_bandwidth_bytes_per_s / bandwidth_share;
   const double memory = std::max({dram, l2, l1});
   // Too few resident warps cannot keep enough loads in flight to reach the bandwidth.
   const double hiding = std::min(1.0, resident_warps / gpu.warps_to_hide_latency);
@@ -91,14 +95,23 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   const double shared_chain =
       waves * k.shared_atomics_per_block / k.atomic_addresses * gpu.shared_same_address_atomic_seconds;
   const double atomics = global_chain + shared_chain;
+  // Reduction loops inside each thread: a thread's steps run one after another, each waiting on
+  // the one before, so the kernel takes at least its waves x one thread's chain, however few
+  // bytes it moves (a scan over 2559 rows on 18 blocks). Unrolled steps overlap most of the wait.
+  const double step = gpu.reduction_step_seconds *
+                      (gpu.unrolled_step_overlap / std::max(1.0, k.unrolled_steps) + 1 - gpu.unrolled_step_overlap);
+  const double reduction_chain = waves * k.serial_steps_per_thread * step;
 
   cost.terms_ms = {{"compute", compute * ms}, {"dram", dram * ms},       {"l2", l2 * ms},
                    {"l1", l1 * ms},           {"shared_memory", shared * ms}, {"latency", latency * ms},
                    {"sync", sync * ms},       {"launch", launch * ms},
                    {"atomics", atomics * ms}};
-  const double throughput = std::max({compute, memory, shared, atomics});
+  if (reduction_chain > 0) cost.terms_ms["reduction_chain"] = reduction_chain * ms;
+  const double throughput = std::max({compute, memory, shared, atomics, reduction_chain});
   cost.total_ms = (throughput + latency + sync + launch) * ms;
   if (launch >= throughput + latency) cost.bound = "launch";
+  else if (reduction_chain > 0 && reduction_chain >= std::max({compute, memory, shared, atomics}))
+    cost.bound = "reduction_chain";
   else if (atomics >= std::max({compute, memory, shared})) cost.bound = "atomics";
   else if (compute >= std::max(memory, shared)) cost.bound = "compute";
   else cost.bound = "memory";

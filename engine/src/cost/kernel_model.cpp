@@ -484,8 +484,25 @@ private:
     for (const Span &s : root.region) region_points *= double(std::max<int64_t>(1, s.extent()));
     const double written = stage_ > 0 ? std::min(region_points, double(std::max<int64_t>(1, stage.points))) : region_points;
     km.store_bytes = written * double(root.bytes_per_point());
-    if (stage_ > 0 && !tiling.atomic && !tiling.privatized)
-      km.update_rmw_bytes = 2.0 * double(std::max<int64_t>(1, stage.points)) * double(root.bytes_per_point());
+    if (stage_ > 0 && !tiling.atomic && !tiling.privatized) {
+      // Unrolled steps pass the running value on in registers: one read-modify-write per group.
+      // Only where a step reads the Func at one point (the running value, or what the step
+      // before wrote): other points of it cannot be loaded before the steps' stores, which may
+      // alias them (iir_blur's second scan reads two points of itself and ran no faster
+      // unrolled by 8 on the H200).
+      int64_t self_reads = 0;
+      for (const ProducerAccess &a : stage.accesses)
+        if (a.producer == root.name) self_reads += a.calls_per_point;
+      if (self_reads <= 1) km.unrolled_steps = double(std::max<int64_t>(1, tiling.reduction_unroll));
+      km.update_rmw_bytes =
+          2.0 * double(std::max<int64_t>(1, stage.points)) * double(root.bytes_per_point()) / km.unrolled_steps;
+      double steps = 1;
+      for (const LoopDim &loop : stage.loops)
+        if (loop.is_rvar) steps *= double(std::max<int64_t>(1, loop.estimate.extent()));
+      if (stage.has_rvars())
+        km.serial_steps_per_thread =
+            tiling.single_thread ? double(std::max<int64_t>(1, stage.points)) : steps * double(tiling.points_per_thread());
+    }
     const int inner = tiling.single_thread ? -1 : tiling.innermost_thread_loop();
     ThreadStride store_group = per_block[root_].stride;
     store_group.coef /= points_along_x();

@@ -65,6 +65,11 @@ struct KernelModel {
   /// Update stages: each iteration reads and writes its point of the Func again (a
   /// read-modify-write per reduction step, served by L1/L2): bytes over the whole kernel.
   double update_rmw_bytes = 0;
+  /// Update stages whose reduction loops run inside each thread: the steps one thread runs one
+  /// after another (its points x the reduction's iterations), and how many of them are unrolled
+  /// back to back (StageTiling::reduction_unroll).
+  double serial_steps_per_thread = 0;
+  double unrolled_steps = 1;
   /// The launched thread block per GPU thread dimension: the root stage's threads, grown where a
   /// Func fused per block covers more points in one pass (Halide's block is the largest extent
   /// any stage gives each thread loop).

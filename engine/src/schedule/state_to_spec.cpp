@@ -39,14 +39,32 @@ struct TiledLoops {
   bool fused_block_loops = false;  ///< several loops fused into one grid dimension
 };
 
+// An update's reduction loops, innermost first, after its innermost one is split by the tiling's
+// reduction_unroll and the inner part unrolled (each thread runs those steps back to back).
+std::vector<std::string> reduction_loops(const StageNode &stage, const StageTiling &tiling, LoopNames &fresh,
+                                         StageSchedule &out) {
+  std::vector<std::string> loops;
+  for (const LoopDim &l : stage.loops)
+    if (l.is_rvar) loops.push_back(l.var);
+  if (tiling.reduction_unroll <= 1 || loops.empty() || tiling.atomic || tiling.privatized) return loops;
+  const std::string r = loops.front(), outer = fresh.make(r, "o"), inner = fresh.make(r, "i");
+  out.rvars.insert(out.rvars.end(), {outer, inner});  // splitting a reduction loop makes reduction loops
+  out.directives.push_back(Directive{Kind::Split, {r, outer, inner}, {tiling.reduction_unroll}, kGuard});
+  out.directives.push_back(Directive{Kind::Unroll, {inner}});
+  loops.front() = outer;
+  loops.insert(loops.begin(), inner);
+  return loops;
+}
+
 TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSchedule &out) {
   TiledLoops names;
+  LoopNames fresh(stage);
+  const std::vector<std::string> reductions = reduction_loops(stage, tiling, fresh, out);
   if (tiling.single_thread) {
     out.directives.push_back(Directive{Kind::GpuSingleThread});
     return names;
   }
   if (tiling.atomic) out.directives.push_back(Directive{Kind::Atomic});
-  LoopNames fresh(stage);
   std::vector<size_t> tiled;
   for (size_t i = 0; i < tiling.vars.size(); i++)
     if (tiling.tiled(i)) tiled.push_back(i);
@@ -89,9 +107,7 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSc
     else if (tiling.extents[i] > 1) extra_blocks.push_back(tiling.vars[i]);
   }
   if (!serial_inner.empty() || !in_thread.empty()) {
-    std::vector<std::string> order;
-    for (const LoopDim &l : stage.loops)
-      if (l.is_rvar) order.push_back(l.var);
+    std::vector<std::string> order = reductions;
     order.insert(order.end(), in_thread.begin(), in_thread.end());
     order.insert(order.end(), serial_inner.begin(), serial_inner.end());
     order.insert(order.end(), inner.begin(), inner.end());

@@ -25,9 +25,11 @@ constexpr double kInvalid = std::numeric_limits<double>::infinity();
 // The shape of a decision without its sizes: the groups of hierarchical sampling.
 uint64_t decision_shape(const FuncDecision &d) {
   uint64_t h = uint64_t(d.level) * 1000003ULL + uint64_t(d.kernel_root + 1);
-  for (const StageTiling &t : d.tilings)
+  for (const StageTiling &t : d.tilings) {
+    h = h * 31 + uint64_t((t.reduction_unroll > 1) * 2 + t.own_tiling);
     for (size_t i = 0; i < t.vars.size(); i++)
       h = h * 31 + uint64_t((t.threads[i] > 1) * 4 + (t.serial[i] > 1) * 2 + t.in_thread[i]);
+  }
   return h;
 }
 
@@ -442,6 +444,7 @@ ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
   ScheduleState state(dag_);
   OptionLimits limits;
   limits.small_loops_in_thread = true;  // in the space, not chosen by the search (see OptionLimits)
+  limits.every_update_option = true;
   for (int func : order_) {
     // Options grouped by the constructs they use, a group drawn first and then one of its
     // options: tilings outnumber the other options by hundreds, and a uniform draw would

@@ -12,9 +12,12 @@ bool is_power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 // Names of the root's tiling constructs: points per thread along the coalescing loop, in two
 // dimensions, of sizes that are not powers of two.
 void tiling_constructs(const StageTiling &t, std::set<std::string> &used) {
+  if (t.reduction_unroll > 1) used.insert("unrolled reduction loop");
   if (t.single_thread) return used.insert("single thread"), void();
   if (t.privatized) return used.insert("privatized scatter"), void();
   if (t.atomic) return used.insert("atomic scatter"), void();
+  if (t.own_tiling) used.insert("update tiled independently");
+  if (t.reduction_unroll > 1) used.insert("unrolled reduction loop");
   const int inner = t.innermost_thread_loop();
   int serial_loops = 0;
   for (size_t i = 0; i < t.vars.size(); i++) {
@@ -44,6 +47,8 @@ const std::vector<std::string> &all_constructs() {
       "fused per thread",
       "reduction fused per block",
       "fused into a kernel with updates",
+      "update tiled independently",
+      "unrolled reduction loop",
   };
   return names;
 }
@@ -84,8 +89,14 @@ std::vector<std::string> decision_constructs(const PipelineDag &dag, int func, c
 
 std::vector<std::string> walk_group(const PipelineDag &dag, int func, const FuncDecision &decision) {
   if (decision.level != ComputeLevel::Root || decision.tilings.size() < 2) return decision_constructs(dag, func, decision);
+  // The last stage's constructs (the one fusions go into), and the updates' own tilings and
+  // unrolls from any of them.
   FuncDecision last = decision;
   last.tilings = {decision.tilings.back()};
+  for (size_t s = 1; s + 1 < decision.tilings.size(); s++) {
+    last.tilings.back().own_tiling = last.tilings.back().own_tiling || decision.tilings[s].own_tiling;
+    last.tilings.back().reduction_unroll = std::max(last.tilings.back().reduction_unroll, decision.tilings[s].reduction_unroll);
+  }
   return decision_constructs(dag, func, last);
 }
 

@@ -1,8 +1,10 @@
 #include "search/decision_options.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
+#include "cost/gpu_cost_model.h"
 #include "cost/kernel_model.h"
 #include "schedule/gpu_limits.h"
 #include "util/int_math.h"
@@ -331,6 +333,49 @@ StageTiling update_tiling(const StageNode &update, const StageTiling &pure, cons
   return t;
 }
 
+std::vector<StageTiling> own_update_tilings(const StageNode &update, const GpuProfile &gpu) {
+  StageTiling base = empty_tiling(update, update.index);
+  if (base.single_thread) return {};
+  base.own_tiling = true;
+  const std::vector<size_t> loops = thread_loops(base);
+  const int64_t cap0 = ceil_pow2(base.extents[loops[0]]);
+  const int64_t cap1 = loops.size() > 1 ? ceil_pow2(base.extents[loops[1]]) : 1;
+  // One to eight warps: an update runs its reduction loops whole in each thread, so it has few
+  // points to spread, and small blocks reach more SMs. A warp at least where the loops allow
+  // (an inherited tiling can leave 16 or 2 threads per block).
+  std::vector<StageTiling> out;
+  for (int64_t t0 : {32, 64, 128, 256})
+    for (int64_t t1 : {1, 2, 4, 8}) {
+      if (t1 > cap1 || (t0 > cap0 && t0 > 32)) continue;
+      StageTiling t = base;
+      t.threads[loops[0]] = std::min(t0, cap0);
+      if (loops.size() > 1) t.threads[loops[1]] = t1;
+      const int64_t threads = t.threads_per_block();
+      if (threads > std::min<int64_t>(256, gpu.max_threads_per_block) ||
+          threads < std::min<int64_t>(gpu.warp_size, cap0 * cap1) || !grid_fits(t))
+        continue;
+      const bool seen = std::any_of(out.begin(), out.end(), [&](const StageTiling &u) { return u.threads == t.threads; });
+      if (!seen) out.push_back(t);
+    }
+  return out;
+}
+
+std::vector<int64_t> reduction_unroll_factors(const StageNode &update, const StageTiling &tiling) {
+  if (tiling.atomic || tiling.privatized) return {};
+  for (const LoopDim &loop : update.loops) {
+    if (!loop.is_rvar) continue;
+    // The innermost reduction loop: whole when short (a convolution's taps), else in steps of
+    // 4 or 8 (a scan). Split with a guard, so an extent that differs at run time stays correct.
+    const int64_t extent = loop.estimate.extent();
+    std::vector<int64_t> factors;
+    if (extent >= 2 && extent <= 8) factors.push_back(extent);
+    for (int64_t f : {4, 8})
+      if (f < extent) factors.push_back(f);
+    return factors;
+  }
+  return {};
+}
+
 int consuming_kernel(const PipelineDag &dag, const ScheduleState &state, int func) {
   int kernel = -1;
   std::vector<int> pending = {func};
@@ -357,6 +402,100 @@ int consuming_kernel(const PipelineDag &dag, const ScheduleState &state, int fun
   return kernel;
 }
 
+namespace {
+
+// One stage of `func` costed alone (its producers read from memory) with `decision`: how the
+// search ranks an update's own tilings and unrolls. Nothing else runs in that stage's kernel
+// but Funcs fused into the last stage, which come later and are weighed with every tiling then.
+double stage_cost_alone(const PipelineDag &dag, int func, const FuncDecision &decision, size_t stage,
+                        const GpuProfile &gpu) {
+  ScheduleState scratch(dag);
+  scratch.decide(func, decision);
+  const KernelModel km = build_kernel_model(dag, scratch, func, int(stage), gpu);
+  return km.valid ? cost_of_kernel(km, gpu).total_ms : std::numeric_limits<double>::infinity();
+}
+
+// What each update stage of a Func may take instead of the tiling that follows its pure stage's:
+// tilings of its own and unrolls of its innermost reduction loop.
+struct UpdateChoices {
+  std::vector<std::vector<StageTiling>> own;  ///< per stage (0: none)
+  std::vector<std::vector<int64_t>> unrolls;  ///< per stage: reduction_unroll_factors
+  std::vector<StageTiling> best_own;          ///< the search: the cheapest own tiling and unroll
+  std::vector<int64_t> best_unroll;           ///< the search: the cheapest unroll of the inherited tiling
+};
+
+UpdateChoices update_choices(const PipelineDag &dag, int func, const FuncDecision &inherited, const GpuProfile &gpu,
+                             bool rank) {
+  const FuncNode &f = dag.funcs[func];
+  UpdateChoices c;
+  c.own.resize(f.stages.size());
+  c.unrolls.resize(f.stages.size());
+  c.best_own.resize(f.stages.size());
+  c.best_unroll.assign(f.stages.size(), 1);
+  for (size_t s = 1; s < f.stages.size(); s++) {
+    const StageTiling &follow = inherited.tilings[s];
+    if (follow.privatized || follow.atomic) continue;
+    c.own[s] = own_update_tilings(f.stages[s], gpu);
+    c.unrolls[s] = reduction_unroll_factors(f.stages[s], follow);
+    if (!rank) continue;
+    FuncDecision trial = inherited;
+    double best = std::numeric_limits<double>::infinity();
+    for (int64_t u : c.unrolls[s]) {
+      trial.tilings[s] = follow;
+      trial.tilings[s].reduction_unroll = u;
+      const double ms = stage_cost_alone(dag, func, trial, s, gpu);
+      if (ms < best) best = ms, c.best_unroll[s] = u;
+    }
+    trial.tilings[s] = follow;
+    if (stage_cost_alone(dag, func, trial, s, gpu) <= best) c.best_unroll[s] = 1;
+    best = std::numeric_limits<double>::infinity();
+    for (const StageTiling &own : c.own[s]) {
+      std::vector<int64_t> factors = {1};
+      factors.insert(factors.end(), c.unrolls[s].begin(), c.unrolls[s].end());
+      for (int64_t u : factors) {
+        trial.tilings[s] = own;
+        trial.tilings[s].reduction_unroll = u;
+        const double ms = stage_cost_alone(dag, func, trial, s, gpu);
+        if (ms < best) best = ms, c.best_own[s] = trial.tilings[s];
+      }
+    }
+  }
+  return c;
+}
+
+// A root decision's variants with other update tilings (`inherited`: its updates follow the pure
+// stage, option number `index` of the Func): the search gets each update's best unroll, and each
+// update's best own tiling; random walks one unroll and one own tiling per update, turning
+// through the choices with `index` so that all of them come with some pure tiling.
+void add_update_variants(const FuncDecision &inherited, size_t index, const UpdateChoices &c, bool every,
+                         std::vector<FuncDecision> &options) {
+  FuncDecision unrolled = inherited, own = inherited;
+  bool any_unrolled = false, any_own = false;
+  for (size_t s = 1; s < inherited.tilings.size(); s++) {
+    const std::vector<int64_t> &factors = c.unrolls[s];
+    int64_t unroll = c.best_unroll[s];
+    if (every && !factors.empty()) unroll = factors[index % factors.size()];
+    if (unroll > 1 && !factors.empty()) {
+      unrolled.tilings[s].reduction_unroll = unroll;
+      any_unrolled = true;
+    }
+    if (c.own[s].empty()) continue;
+    StageTiling mine = c.best_own[s];
+    if (every) {
+      mine = c.own[s][(index + s) % c.own[s].size()];
+      const size_t u = (index / c.own[s].size()) % (factors.size() + 1);
+      mine.reduction_unroll = u == 0 ? 1 : factors[u - 1];
+    }
+    if (mine.vars.empty() || mine.threads == inherited.tilings[s].threads) continue;
+    own.tilings[s] = mine;
+    any_own = true;
+  }
+  if (any_unrolled) options.push_back(unrolled);
+  if (any_own) options.push_back(own);
+}
+
+}  // namespace
+
 std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, const GpuProfile &gpu,
                                              const OptionLimits &limits) {
   const FuncNode &f = dag.funcs[func];
@@ -376,11 +515,18 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
   const StageTiling plain = empty_tiling(f.stages[0], 0);
   for (size_t i = 2; i < plain.vars.size() && !small_loops; i++)
     small_loops = shares_values_across(dag, f.stages[0], plain.vars[i]);
-  for (const StageTiling &tiling : tiling_options(f.stages[0], 0, gpu, limits.coarse, small_loops)) {
+  const std::vector<StageTiling> tilings = tiling_options(f.stages[0], 0, gpu, limits.coarse, small_loops);
+  std::optional<UpdateChoices> updates;
+  for (size_t index = 0; index < tilings.size(); index++) {
+    const StageTiling &tiling = tilings[index];
     if (only_inline_or_fused) break;
     FuncDecision root{ComputeLevel::Root, -1, {tiling}};
     for (size_t s = 1; s < f.stages.size(); s++) root.tilings.push_back(update_tiling(f.stages[s], tiling, gpu));
     options.push_back(root);
+    if (f.stages.size() > 1 && !limits.coarse) {
+      if (!updates) updates = update_choices(dag, func, root, gpu, /*rank=*/!limits.every_update_option);
+      add_update_variants(root, index, *updates, limits.every_update_option, options);
+    }
     // Scatters with few points and many updates (histograms) contend on their atomics: the
     // same kernel privatized per block, with a few strip heights. Only the last stage: the copy
     // is computed at a loop of f, and Halide's compute_at(f, loop) means f's last stage.

@@ -20,6 +20,10 @@ struct OptionLimits {
   /// (2026-12-01, docs/PERFORMANCE.md) stages that reload per channel ran 2-3x slower with the
   /// loop inside the thread, which the model predicted level or faster. Random walks keep all.
   bool small_loops_in_thread = false;
+  /// Update stages: every tiling of their own and every unroll of their innermost reduction
+  /// loop, spread over the pure stage's tilings (random walks). Else (the search) each update's
+  /// best own tiling and best unroll by the kernel model, alongside the inherited tiling.
+  bool every_update_option = false;
 };
 
 /// Candidate GPU tilings of one stage. The first is the default (32 wide, 256 threads).
@@ -28,6 +32,13 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
 
 /// The tiling of an update stage, following the tiling chosen for the pure stage.
 StageTiling update_tiling(const StageNode &update, const StageTiling &pure, const GpuProfile &gpu);
+
+/// Tilings of an update stage of its own (StageTiling::own_tiling), whatever the pure stage's.
+std::vector<StageTiling> own_update_tilings(const StageNode &update, const GpuProfile &gpu);
+
+/// The factors by which an update's innermost reduction loop may be unrolled inside each thread
+/// with `tiling` (none for atomic scatters or without reduction loops).
+std::vector<int64_t> reduction_unroll_factors(const StageNode &update, const StageTiling &tiling);
 
 /// The children of `state` for DAG Func `func` (which must be the next undecided one). Every
 /// returned decision is legal in Halide and within the profile's limits. They are the

@@ -80,6 +80,8 @@ uint64_t ScheduleState::exact_hash() const {
       hasher.add(t.single_thread);
       hasher.add(t.atomic);
       hasher.add(t.privatized);
+      hasher.add(uint64_t(t.reduction_unroll));
+      hasher.add(t.own_tiling);
       for (size_t k = 0; k < t.vars.size(); k++) {
         hasher.add(uint64_t(t.threads[k]));
         hasher.add(uint64_t(t.serial[k]));
@@ -100,6 +102,8 @@ uint64_t ScheduleState::structural_hash() const {
     hasher.add(uint64_t(d.kernel_root + 1));
     for (const StageTiling &t : d.tilings) {
       hasher.add(t.privatized);
+      hasher.add(t.reduction_unroll > 1);
+      hasher.add(t.own_tiling);
       for (size_t k = 0; k < t.vars.size(); k++)
         hasher.add((t.threads[k] > 1) * 4 + (t.serial[k] > 1) * 2 + t.in_thread[k]);
     }
@@ -126,6 +130,19 @@ std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
   }
   std::string text = "own kernel, " + (threads.empty() ? std::string("1") : threads) + " threads per block";
   if (!serial.empty()) text += ", " + serial + " per thread";
+  for (size_t k = 1; k < d.tilings.size(); k++) {
+    const StageTiling &u = d.tilings[k];
+    if (!u.own_tiling && u.reduction_unroll <= 1) continue;
+    text += "; update " + std::to_string(k - 1) + ":";
+    if (u.own_tiling) {
+      std::string own;
+      for (size_t i = 0; i < u.vars.size(); i++)
+        if (u.threads[i] > 1) own += (own.empty() ? "" : "x") + std::to_string(u.threads[i]);
+      text += " " + (own.empty() ? std::string("1") : own) + " threads";
+    }
+    if (u.reduction_unroll > 1)
+      text += std::string(u.own_tiling ? "," : "") + " reduction loop unrolled by " + std::to_string(u.reduction_unroll);
+  }
   for (const StageTiling &u : d.tilings)
     if (u.privatized)
       text += "; update privatized: a shared-memory copy per " + std::to_string(u.serial.back()) + " " + u.vars.back() +

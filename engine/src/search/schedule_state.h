@@ -35,6 +35,13 @@ struct StageTiling {
   /// block), then adds that copy into the output, one global atomic per point of the Func.
   /// The tiling spans the whole innermost loop (threads x serial), so blocks() counts strips.
   bool privatized = false;
+  /// Update stages: the innermost reduction loop split by this factor, the inner part unrolled
+  /// inside each thread (instruction-level parallelism: the unrolled steps' loads issue together
+  /// and each step's value reaches the next in registers). 1: the loop runs as it is.
+  int64_t reduction_unroll = 1;
+  /// Update stages: threads chosen for this stage itself rather than following the pure stage's
+  /// tiling (update_tiling), with blocks of its own shape.
+  bool own_tiling = false;
 
   int64_t threads_per_block() const;
   int64_t tile(size_t i) const { return threads[i] * serial[i]; }

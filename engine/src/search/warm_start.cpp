@@ -18,7 +18,7 @@ using Hasher = ContentHash<0x6a09e667f3bcc908ULL>;
 
 // Whitespace-separated tokens: Halide names contain no spaces. One Func per line.
 // The last line is "checksum <XXH3-64 of the lines before, hex>".
-constexpr char kMagic[] = "hlsched-warm-start-v2";
+constexpr char kMagic[] = "hlsched-warm-start-v3";
 
 }  // namespace
 
@@ -110,9 +110,11 @@ bool WarmStart::read(std::istream &in) {
   entries_.clear();
   std::string magic;
   size_t count = 0;
-  // v1 (datasets of 2026-12-01 keep it) has the same tokens; v2 only added the file's checksum.
-  if (!(in >> magic) || (magic != kMagic && magic != std::string("hlsched-warm-start-v1")) ||
-      !(in >> options_key_ >> count))
+  // v1 (datasets of 2026-12-01 keep it) has the same tokens; v2 only added the file's checksum;
+  // v3 adds each tiling's reduction unroll and own-tiling flag after its loops.
+  if (!(in >> magic)) return false;
+  const bool v3 = magic == kMagic;
+  if ((!v3 && magic != "hlsched-warm-start-v1" && magic != "hlsched-warm-start-v2") || !(in >> options_key_ >> count))
     return false;
   std::map<std::string, Entry> entries;
   for (size_t i = 0; i < count; i++) {
@@ -141,6 +143,7 @@ bool WarmStart::read(std::istream &in) {
         tiling.serial.push_back(serial);
         tiling.in_thread.push_back(in_thread);
       }
+      if (v3 && (!(in >> tiling.reduction_unroll >> tiling.own_tiling) || tiling.reduction_unroll < 1)) return false;
       e.decision.tilings.push_back(std::move(tiling));
     }
     entries[name] = std::move(e);
@@ -170,6 +173,7 @@ void WarmStart::write(std::ostream &out) const {
       for (size_t v = 0; v < t.vars.size(); v++)
         out << " " << t.vars[v] << " " << t.extents[v] << " " << t.threads[v] << " " << t.serial[v] << " "
             << t.in_thread[v];
+      out << " " << t.reduction_unroll << " " << t.own_tiling;
     }
     out << "\n";
   }

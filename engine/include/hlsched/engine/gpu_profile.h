@@ -42,6 +42,14 @@ struct GpuProfile {
   double global_same_address_atomic_seconds = 59e-9;
   /// The same within one block's shared memory (an SM-local read-modify-write, a few cycles).
   double shared_same_address_atomic_seconds = 4e-9;
+  /// One step of a reduction loop run inside a thread, which waits for the step before (a scan
+  /// reads what it wrote) and for its own loads. Calibrated on the H200 (2026-12-01 run,
+  /// examples/iir_blur): blur_y's first scan, 2559 steps per thread, took 0.53 ms (208 ns a
+  /// step) rolled and 0.19 ms (73 ns) split by 8 and unrolled in the manual schedule.
+  double reduction_step_seconds = 200e-9;
+  /// The part of that wait that unrolled steps overlap (their loads issue together, values pass
+  /// in registers): 0.75 gives 69 ns a step unrolled by 8.
+  double unrolled_step_overlap = 0.75;
 
   int max_threads_in_flight() const { return sm_count * max_threads_per_sm; }
 };
