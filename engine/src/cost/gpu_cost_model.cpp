@@ -98,8 +98,10 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   // Reduction loops inside each thread: a thread's steps run one after another, each waiting on
   // the one before, so the kernel takes at least its waves x one thread's chain, however few
   // bytes it moves (a scan over 2559 rows on 18 blocks). Unrolled steps overlap most of the wait.
-  const double step = gpu.reduction_step_seconds *
-                      (gpu.unrolled_step_overlap / std::max(1.0, k.unrolled_steps) + 1 - gpu.unrolled_step_overlap);
+  const double step_wait = k.reduction_bytes <= gpu.reduction_l1_bytes ? gpu.reduction_step_l1_seconds
+                                                                          : gpu.reduction_step_seconds;
+  const double step =
+      step_wait * (gpu.unrolled_step_overlap / std::max(1.0, k.unrolled_steps) + 1 - gpu.unrolled_step_overlap);
   const double reduction_chain = waves * k.serial_steps_per_thread * step;
 
   cost.terms_ms = {{"compute", compute * ms}, {"dram", dram * ms},       {"l2", l2 * ms},

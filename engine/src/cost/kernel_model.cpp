@@ -502,6 +502,8 @@ private:
       if (stage.has_rvars())
         km.serial_steps_per_thread =
             tiling.single_thread ? double(std::max<int64_t>(1, stage.points)) : steps * double(tiling.points_per_thread());
+      km.reduction_bytes = region_points * double(root.bytes_per_point());
+      for (const GlobalRead &g : km.global_reads) km.reduction_bytes += g.full_region * g.bytes_per_element;
     }
     const int inner = tiling.single_thread ? -1 : tiling.innermost_thread_loop();
     ThreadStride store_group = per_block[root_].stride;

@@ -70,6 +70,7 @@ struct KernelModel {
   /// back to back (StageTiling::reduction_unroll).
   double serial_steps_per_thread = 0;
   double unrolled_steps = 1;
+  double reduction_bytes = 0;  ///< what such a stage touches: its Func and the regions it reads
   /// The launched thread block per GPU thread dimension: the root stage's threads, grown where a
   /// Func fused per block covers more points in one pass (Halide's block is the largest extent
   /// any stage gives each thread loop).

@@ -26,7 +26,7 @@ constexpr double kInvalid = std::numeric_limits<double>::infinity();
 uint64_t decision_shape(const FuncDecision &d) {
   uint64_t h = uint64_t(d.level) * 1000003ULL + uint64_t(d.kernel_root + 1);
   for (const StageTiling &t : d.tilings) {
-    h = h * 31 + uint64_t((t.reduction_unroll > 1) * 2 + t.own_tiling);
+    if (t.reduction_unroll > 1 || t.own_tiling) h = h * 31 + uint64_t((t.reduction_unroll > 1) * 2 + t.own_tiling);
     for (size_t i = 0; i < t.vars.size(); i++)
       h = h * 31 + uint64_t((t.threads[i] > 1) * 4 + (t.serial[i] > 1) * 2 + t.in_thread[i]);
   }

@@ -80,8 +80,11 @@ uint64_t ScheduleState::exact_hash() const {
       hasher.add(t.single_thread);
       hasher.add(t.atomic);
       hasher.add(t.privatized);
-      hasher.add(uint64_t(t.reduction_unroll));
-      hasher.add(t.own_tiling);
+      // Only when used: states without them hash (and break ties) as before they existed.
+      if (t.reduction_unroll > 1 || t.own_tiling) {
+        hasher.add(uint64_t(t.reduction_unroll));
+        hasher.add(t.own_tiling);
+      }
       for (size_t k = 0; k < t.vars.size(); k++) {
         hasher.add(uint64_t(t.threads[k]));
         hasher.add(uint64_t(t.serial[k]));
@@ -102,8 +105,7 @@ uint64_t ScheduleState::structural_hash() const {
     hasher.add(uint64_t(d.kernel_root + 1));
     for (const StageTiling &t : d.tilings) {
       hasher.add(t.privatized);
-      hasher.add(t.reduction_unroll > 1);
-      hasher.add(t.own_tiling);
+      if (t.reduction_unroll > 1 || t.own_tiling) hasher.add(uint64_t(t.reduction_unroll > 1) * 2 + t.own_tiling);
       for (size_t k = 0; k < t.vars.size(); k++)
         hasher.add((t.threads[k] > 1) * 4 + (t.serial[k] > 1) * 2 + t.in_thread[k]);
     }
