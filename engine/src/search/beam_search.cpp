@@ -33,12 +33,18 @@ uint64_t decision_shape(const FuncDecision &d) {
   return h;
 }
 
+bool uses_update_options(const FuncDecision &d) {
+  return std::any_of(d.tilings.begin(), d.tilings.end(),
+                     [](const StageTiling &t) { return t.own_tiling || t.reduction_unroll > 1; });
+}
+
 }  // namespace
 
 BeamSearch::BeamSearch(const PipelineDag &dag, const GpuProfile &gpu, const AutoschedulerOptions &options, CostMemo &memo)
     : dag_(dag), gpu_(gpu), options_(options), memo_(memo), model_(select_cost_model(options)),
       memo_tag_(gpu.name + (model_ ? "/learned/" + model_->fingerprint() : "")), content_(func_content_hashes(dag)),
-      order_(ScheduleState::decision_order(dag)), rng_(options.seed) {
+      order_(ScheduleState::decision_order(dag)), rng_(options.seed),
+      update_options_rng_(options.seed ^ 0x5bd1e995ULL) {
   producers_.resize(dag.funcs.size());
   consumers_.resize(dag.funcs.size());
   for (size_t f = 0; f < dag.funcs.size(); f++)
@@ -141,8 +147,9 @@ std::vector<DecisionPtr> BeamSearch::sample(std::vector<DecisionPtr> options) {
     picked.push_back(group.front());
     std::vector<size_t> rest(group.size() - 1);
     for (size_t i = 0; i < rest.size(); i++) rest[i] = i + 1;
+    std::mt19937_64 &rng = uses_update_options(*group.front()) ? update_options_rng_ : rng_;
     for (size_t i = 0; i + 1 < keep; i++) {
-      size_t j = i + size_t(rng_() % (rest.size() - i));
+      size_t j = i + size_t(rng() % (rest.size() - i));
       std::swap(rest[i], rest[j]);
       picked.push_back(group[rest[i]]);
     }

@@ -96,6 +96,9 @@ private:
   std::vector<std::vector<DecisionPtr>> retilings_;
   std::vector<int> order_;
   std::mt19937_64 rng_;
+  /// Sampling of the update-option groups (own tilings, unrolled reduction loops) draws from its
+  /// own stream, so that adding them leaves every other group's draws as they were.
+  std::mt19937_64 update_options_rng_;
   SearchStats stats_;
   double deadline_s_ = 0;
 };
