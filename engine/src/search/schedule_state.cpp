@@ -122,16 +122,21 @@ std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
   }
   if (d.tilings.empty()) return "own kernel";
   const StageTiling &t = d.tilings.front();
-  if (t.single_thread) return "own kernel, one GPU thread";
-  if (t.atomic) return "own kernel, reduction loops across GPU threads with atomic updates";
-  std::string threads, serial;
-  for (size_t i = 0; i < t.vars.size(); i++) {
-    if (t.threads[i] > 1) threads += (threads.empty() ? "" : "x") + std::to_string(t.threads[i]);
-    if (t.in_thread[i]) serial += (serial.empty() ? "" : ", ") + std::string("all ") + t.vars[i];
-    else if (t.serial[i] > 1) serial += (serial.empty() ? "" : ", ") + std::to_string(t.serial[i]) + " " + t.vars[i];
+  std::string text;
+  if (t.single_thread) {
+    text = "own kernel, one GPU thread";
+  } else if (t.atomic) {
+    text = "own kernel, reduction loops across GPU threads with atomic updates";
+  } else {
+    std::string threads, serial;
+    for (size_t i = 0; i < t.vars.size(); i++) {
+      if (t.threads[i] > 1) threads += (threads.empty() ? "" : "x") + std::to_string(t.threads[i]);
+      if (t.in_thread[i]) serial += (serial.empty() ? "" : ", ") + std::string("all ") + t.vars[i];
+      else if (t.serial[i] > 1) serial += (serial.empty() ? "" : ", ") + std::to_string(t.serial[i]) + " " + t.vars[i];
+    }
+    text = "own kernel, " + (threads.empty() ? std::string("1") : threads) + " threads per block";
+    if (!serial.empty()) text += ", " + serial + " per thread";
   }
-  std::string text = "own kernel, " + (threads.empty() ? std::string("1") : threads) + " threads per block";
-  if (!serial.empty()) text += ", " + serial + " per thread";
   for (size_t k = 1; k < d.tilings.size(); k++) {
     const StageTiling &u = d.tilings[k];
     if (!u.own_tiling && u.reduction_unroll <= 1) continue;
