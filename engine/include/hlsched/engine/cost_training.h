@@ -16,6 +16,7 @@
 
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/pipeline_dag.h"
+#include "hlsched/engine/schedule_spec.h"
 
 namespace hlsched {
 
@@ -64,10 +65,26 @@ struct ScheduleRef {
   std::string state_text;
 };
 
+/// What a schedule rebuilt from a ScheduleRef is, so that it can be compared with what was
+/// measured (the dataset fidelity check): how it was rebuilt, its directives as today's code
+/// makes them, and each kernel's launch as the kernel model sees it.
+struct RebuiltSchedule {
+  std::string from;  ///< "state" (its saved decisions), "walk" (its random walk), "" (not rebuilt)
+  ScheduleSpec spec;
+  struct Launch {
+    std::string func;
+    int stage = 0;
+    double blocks = 0;             ///< the grid, all dimensions together
+    double threads_per_block = 0;  ///< the launched block (KernelModel::block_shape), all dimensions
+  };
+  std::vector<Launch> kernels;
+};
+
 /// The rows of each schedule (empty kernels: it could not be rebuilt, e.g. the schedule space
-/// changed since it was measured).
+/// changed since it was measured); with `rebuilt`, also what each schedule became.
 std::vector<ScheduleRow> featurize_schedules(const PipelineDag &dag, const AutoschedulerOptions &options,
-                                             const std::vector<ScheduleRef> &schedules);
+                                             const std::vector<ScheduleRef> &schedules,
+                                             std::vector<RebuiltSchedule> *rebuilt = nullptr);
 
 struct TrainOptions {
   uint64_t seed = 1;
