@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -185,6 +186,36 @@ json featurize_pipeline(const json &pipeline, const std::vector<json> &refs, con
   return answer;
 }
 
+// Per kernel, for analysis (scripts/cost_model/analyze_features.py --predictions): whether its
+// pipeline is held out, the schedule's measured and predicted times, the kernel's CUPTI time and
+// the hand and learned predictions (with the launch term: the terms' last column is launch).
+void write_predictions(const TrainingSet &set, const std::string &weights_text, int validation_one_in,
+                       const std::string &path) {
+  std::ofstream out(path);
+  out << "held_out\tpipeline\tschedule\tschedule_measured_ms\tfunc\tstage\tkernel_measured_ms\thand_ms\tlearned_ms\tlaunch_term_ms\n";
+  const std::vector<std::string> terms = cost_term_name_list();
+  const size_t launch = size_t(std::find(terms.begin(), terms.end(), "launch") - terms.begin());
+  const size_t terms_at = set.pipelines.empty() || set.pipelines[0].schedules.empty() ||
+                                  set.pipelines[0].schedules[0].kernels.empty()
+                              ? 0
+                              : set.pipelines[0].schedules[0].kernels[0].values.size() - terms.size();
+  for (const PipelineRows &p : set.pipelines) {
+    uint64_t h = 1469598103934665603ULL;  // the trainer's split (FNV-1a of the id)
+    for (unsigned char c : p.id) h = (h ^ c) * 1099511628211ULL;
+    const bool held_out = validation_one_in > 0 && h % uint64_t(validation_one_in) == 0;
+    for (size_t i = 0; i < p.schedules.size(); i++) {
+      const ScheduleRow &s = p.schedules[i];
+      const std::vector<double> learned = predict_kernels_ms(weights_text, s.kernels);
+      for (size_t k = 0; k < s.kernels.size(); k++) {
+        const KernelRow &row = s.kernels[k];
+        out << held_out << '\t' << p.id << '\t' << i << '\t' << s.measured_ms << '\t' << row.func << '\t' << row.stage
+            << '\t' << row.measured_ms << '\t' << row.hand_ms << '\t' << learned[k] << '\t'
+            << row.values.at(terms_at + launch) << '\n';
+      }
+    }
+  }
+}
+
 }  // namespace
 
 FeaturizedDataset featurize_dataset(const TrainRequest &request) {
@@ -282,6 +313,7 @@ CLI::App *TrainCommand::add_to(CLI::App &app) {
                   "Hold out pipelines whose id hashes to 0 modulo this (0: none)");
   cmd->add_flag("--keep-unfaithful", r.keep_unfaithful,
                 "Train also on records that no longer rebuild as the schedule measured (hlsched dataset check)");
+  cmd->add_option("--predictions", r.predictions, "Write every kernel's measured, hand and learned times here (TSV)");
   cmd->add_flag("--json", r.json, "Print the report as JSON");
   cmd->add_flag("--untrained", r.untrained, "Write untrained weights (they predict what the hand model does) to --out");
   return cmd;
@@ -302,6 +334,7 @@ int TrainCommand::run() const {
   if (r.out.empty()) return 0;
   const TrainReport report = train_cost_model(set, r.train);
   std::ofstream(r.out) << report.weights_text;
+  if (!r.predictions.empty()) write_predictions(set, report.weights_text, r.train.validation_one_in, r.predictions);
   if (r.json) {
     auto metrics = [](const PredictionMetrics &m) {
       return json{{"pipelines", m.pipelines}, {"schedules", m.schedules}, {"kernels", m.kernels},

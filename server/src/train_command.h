@@ -28,6 +28,7 @@ struct TrainRequest {
   std::vector<std::string> data;  ///< dataset files (.jsonl, .jsonl.zst, .jsonl.xz)
   std::string features;           ///< a features file instead of datasets
   std::string dump_features;
+  std::string predictions;        ///< per-kernel predictions (TSV) after training
   std::string out;
   std::string repo_root = ".";    ///< example sources are relative to it
   std::string cache_dir;

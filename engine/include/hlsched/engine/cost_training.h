@@ -102,7 +102,7 @@ struct TrainOptions {
 struct PredictionMetrics {
   int pipelines = 0, schedules = 0, kernels = 0;
   double median_pipeline_error = 0;  ///< median |predicted - measured| / measured, per schedule
-  double median_kernel_error = 0;    ///< the same per kernel against CUPTI (kernels with a time)
+  double median_kernel_error = 0;    ///< the same per kernel against CUPTI (kernels with a time), launch term left out
   double worst_ratio = 1;            ///< max of predicted/measured and measured/predicted
   double geomean_ratio = 1;          ///< geometric mean of predicted / measured
   double rank_correlation = 0;       ///< Spearman within each pipeline (>= 3 schedules), averaged
