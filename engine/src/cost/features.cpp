@@ -13,7 +13,7 @@ const std::array<const char *, kTermCount> &cost_term_names() {
       "throughput", "latency", "sync",   "launch",      "non_affine_excess", "compute",
       "dram",       "l2",      "l1",     "shared_memory", "atomics",         "stores",
       "load_issue", "local_memory", "block_overhead", "low_occupancy_memory", "idle_lanes",
-      "non_affine_dram", "non_affine_sectors"};
+      "non_affine_dram", "non_affine_sectors", "kernel_minimum", "atomics_one_address"};
   return names;
 }
 
@@ -238,6 +238,17 @@ KernelFeatures kernel_features(const PipelineDag &dag, const ScheduleState &stat
   }
   t[kTermNonAffineDram] = non_affine_dram_bytes / gpu.dram_bandwidth_bytes_per_s * ms;
   t[kTermNonAffineSectors] = non_affine_sector_bytes / gpu.l2_bandwidth_bytes_per_s * ms;
+  // The hand model's launch is not part of a kernel's time on the GPU, and its other terms go to
+  // zero for a one-thread kernel, which CUPTI still times at 0.6-0.8 us (random pipelines'
+  // total_sum initializations).
+  t[kTermKernelMinimum] = 1e-6 * ms;
+  // The hand model spreads atomic updates evenly over the Func's points; a histogram of data
+  // that falls in few bins serializes them (hist_11 of a random pipeline: 0.0006 ms predicted,
+  // 1.5 ms measured). Its worst case, for the network to weigh by what the kernel computes.
+  const double waves_of_blocks = std::ceil(k.blocks / std::max(1.0, double(gpu.sm_count)));
+  t[kTermAtomicsOneAddress] = (k.global_atomics * gpu.global_same_address_atomic_seconds +
+                               waves_of_blocks * k.shared_atomics_per_block * gpu.shared_same_address_atomic_seconds) *
+                              ms;
 
   ScheduleFeatures &s = out.schedule;
   const StageTiling *tiling = k.tiling;

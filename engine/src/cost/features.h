@@ -43,6 +43,8 @@ enum CostTerm : int {
   kTermIdleLanes,         ///< compute lost to idle lanes, idle SMs and tail tiles
   kTermNonAffineDram,     ///< v2: non-affine reads' bytes, per block at most one element per load, / DRAM bandwidth
   kTermNonAffineSectors,  ///< v2: non-affine reads' loads x one 32-byte sector each (a gather's worst case) / L2 bandwidth
+  kTermKernelMinimum,     ///< v2: 1 us per kernel: the shortest kernel CUPTI times runs ~0.6 us
+  kTermAtomicsOneAddress, ///< v2: every atomic update of the kernel on one address (data that fills few bins)
   kTermCount
 };
 
