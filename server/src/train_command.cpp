@@ -190,7 +190,7 @@ json featurize_pipeline(const json &pipeline, const std::vector<json> &refs, con
 // pipeline is held out, the schedule's measured and predicted times, the kernel's CUPTI time and
 // the hand and learned predictions (with the launch term: the terms' last column is launch).
 void write_predictions(const TrainingSet &set, const std::string &weights_text, int validation_one_in,
-                       const std::string &path) {
+                       int validation_fold, const std::string &path) {
   std::ofstream out(path);
   out << "held_out\tpipeline\tschedule\tschedule_measured_ms\tfunc\tstage\tkernel_measured_ms\thand_ms\tlearned_ms\tlaunch_term_ms\n";
   const std::vector<std::string> terms = cost_term_name_list();
@@ -202,7 +202,7 @@ void write_predictions(const TrainingSet &set, const std::string &weights_text, 
   for (const PipelineRows &p : set.pipelines) {
     uint64_t h = 1469598103934665603ULL;  // the trainer's split (FNV-1a of the id)
     for (unsigned char c : p.id) h = (h ^ c) * 1099511628211ULL;
-    const bool held_out = validation_one_in > 0 && h % uint64_t(validation_one_in) == 0;
+    const bool held_out = validation_one_in > 0 && h % uint64_t(validation_one_in) == uint64_t(validation_fold);
     for (size_t i = 0; i < p.schedules.size(); i++) {
       const ScheduleRow &s = p.schedules[i];
       const std::vector<double> learned = predict_kernels_ms(weights_text, s.kernels);
@@ -309,8 +309,14 @@ CLI::App *TrainCommand::add_to(CLI::App &app) {
   cmd->add_option("--epochs", r.train.epochs, "Passes over the training pipelines")->check(CLI::PositiveNumber);
   cmd->add_option("--learning-rate", r.train.learning_rate, "Adam step size")->check(CLI::PositiveNumber);
   cmd->add_option("--batch", r.train.pipelines_per_batch, "Pipelines per step")->check(CLI::PositiveNumber);
+  cmd->add_option("--relative-weight", r.train.relative_weight, "Loss weight of errors relative to the pipeline's mean (ranking)");
+  cmd->add_option("--absolute-weight", r.train.absolute_weight, "Loss weight of the schedules' log-time errors");
+  cmd->add_option("--kernel-weight", r.train.kernel_weight, "Loss weight of the kernels' log-time errors (CUPTI)");
   cmd->add_option("--validation-one-in", r.train.validation_one_in,
-                  "Hold out pipelines whose id hashes to 0 modulo this (0: none)");
+                  "Hold out pipelines whose id hashes to --validation-fold (0) modulo this (0: none)");
+  cmd->add_option("--validation-fold", r.train.validation_fold,
+                  "Hold out the pipelines whose id hash modulo --validation-one-in is this (cross-validation)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--keep-unfaithful", r.keep_unfaithful,
                 "Train also on records that no longer rebuild as the schedule measured (hlsched dataset check)");
   cmd->add_option("--predictions", r.predictions, "Write every kernel's measured, hand and learned times here (TSV)");
@@ -334,7 +340,7 @@ int TrainCommand::run() const {
   if (r.out.empty()) return 0;
   const TrainReport report = train_cost_model(set, r.train);
   std::ofstream(r.out) << report.weights_text;
-  if (!r.predictions.empty()) write_predictions(set, report.weights_text, r.train.validation_one_in, r.predictions);
+  if (!r.predictions.empty()) write_predictions(set, report.weights_text, r.train.validation_one_in, r.train.validation_fold, r.predictions);
   if (r.json) {
     auto metrics = [](const PredictionMetrics &m) {
       return json{{"pipelines", m.pipelines}, {"schedules", m.schedules}, {"kernels", m.kernels},

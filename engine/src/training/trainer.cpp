@@ -277,7 +277,9 @@ TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options
   const std::vector<Group> groups = usable_groups(set);
   std::vector<const Group *> training, validation;
   for (const Group &g : groups)
-    (options.validation_one_in > 0 && id_hash(g.id) % uint64_t(options.validation_one_in) == 0 ? validation : training)
+    (options.validation_one_in > 0 && id_hash(g.id) % uint64_t(options.validation_one_in) == uint64_t(options.validation_fold)
+         ? validation
+         : training)
         .push_back(&g);
   if (training.empty()) throw std::runtime_error("no training pipelines with measured schedules in the dataset");
 

@@ -94,7 +94,8 @@ struct TrainOptions {
   double relative_weight = 1.0;  ///< log-time errors relative to the pipeline's mean error
   double absolute_weight = 0.3;  ///< log-time errors themselves
   double kernel_weight = 0.3;    ///< per-kernel log-time errors (CUPTI)
-  int validation_one_in = 8;     ///< pipelines whose id hashes to 0 mod this are held out
+  int validation_one_in = 8;     ///< pipelines whose id hashes to validation_fold mod this are held out
+  int validation_fold = 0;       ///< which of the validation_one_in folds (cross-validation: 0..one_in-1)
   std::string gpu = "h200";
 };
 
