@@ -8,7 +8,8 @@
 `records` writes dataset records (docs/COST_MODEL.md) for the test generators under random walks,
 with a placeholder measurement; `label` replaces every time in a features file by a synthetic
 "truth": fixed coefficients (0.3x..3x the hand model's) times the kernel's cost terms, with 5%
-log-normal noise per kernel. Never train shipped weights on this: it is not a measurement.
+log-normal noise per kernel (a kernel's label leaves out its launch term, as CUPTI does; the
+pipeline's total has it). Never train shipped weights on this: it is not a measurement.
 """
 import json
 import math
@@ -35,7 +36,8 @@ TRUTH = {"throughput": 0.6, "latency": 0.3, "sync": 1.0, "launch": 2.5, "non_aff
          "load_issue": 0.5, "block_overhead": 1.5, "stores": 0.3}
 TERMS = ["throughput", "latency", "sync", "launch", "non_affine_excess", "compute", "dram", "l2", "l1",
          "shared_memory", "atomics", "stores", "load_issue", "local_memory", "block_overhead",
-         "low_occupancy_memory", "idle_lanes"]
+         "low_occupancy_memory", "idle_lanes", "non_affine_dram", "non_affine_sectors", "kernel_minimum",
+         "atomics_one_address"]
 
 
 def records():
@@ -68,9 +70,11 @@ def label(path):
         elif fields[0] == "kernel":
             values = [float(v) for v in fields[5:]]
             terms = values[len(values) - len(TERMS):]
-            ms = sum(TRUTH.get(name, 0.0) * t for name, t in zip(TERMS, terms))
+            # A kernel's time on the GPU (what CUPTI measures) leaves out its launch; the
+            # pipeline's time has it.
+            ms = sum(TRUTH.get(name, 0.0) * t for name, t in zip(TERMS, terms) if name != "launch")
             ms *= math.exp(rng.gauss(0.0, 0.05))
-            total += ms
+            total += ms + TRUTH["launch"] * terms[TERMS.index("launch")]
             out.append(" ".join(fields[:3] + [repr(ms)] + fields[4:]))
         else:
             out.append(line)

@@ -256,6 +256,8 @@ int main(int argc, char **argv) {
 
   hlsched::dataset::DatasetCommand dataset_command;
   CLI::App *dataset = dataset_command.add_to(app);
+  hlsched::server::DatasetCheckCommand dataset_check_command;
+  CLI::App *dataset_check = dataset_check_command.add_to(*dataset);
   hlsched::dataset::AutotuneCommand autotune_command;
   CLI::App *autotune = autotune_command.add_to(app);
 
@@ -303,6 +305,7 @@ int main(int argc, char **argv) {
     if (*bench) return bench_command.run();
     if (*report) return report_command.run();
     if (*rpc) return rpc_command.run();
+    if (*dataset_check) return dataset_check_command.run();
     if (*dataset) return dataset_command.run();
     if (*autotune) return autotune_command.run();
     if (*worker) {

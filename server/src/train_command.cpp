@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 
 #include "generator_analysis.h"
 #include "hlsched/engine/generator_build.h"
+#include "dataset/fidelity.h"
 #include "random_pipeline.h"
 
 namespace hlsched::server {
@@ -70,6 +72,17 @@ const json &field(const json &j, const char *key) {
   return j.is_object() && j.contains(key) ? j[key] : null;
 }
 
+// Names this build: features cached by an older build of hlsched (another search space, another
+// state_to_spec) are not reused. The running executable's size and modification time.
+std::string engine_build_id() {
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  if (error) return "?";
+  const auto size = fs::file_size(exe, error);
+  const auto time = fs::last_write_time(exe, error).time_since_epoch().count();
+  return std::to_string(size) + ":" + std::to_string(time);
+}
+
 // How the record's schedule is rebuilt: its decisions, else its random walk; null when neither
 // (a manual schedule cannot be featurized).
 json schedule_ref(const json &record) {
@@ -80,7 +93,10 @@ json schedule_ref(const json &record) {
   const json &sample = field(schedule, "sample");
   if (field(sample, "walk").is_number_integer() && field(sample, "seed").is_number_integer())
     ref.update({{"sample_seed", sample["seed"]}, {"sample_index", sample["walk"]}});
-  return ref.empty() ? json() : ref;
+  if (ref.empty()) return json();
+  // The directives that were measured, for the fidelity check (dataset/fidelity.h).
+  if (field(schedule, "spec").is_object()) ref["spec"] = schedule["spec"];
+  return ref;
 }
 
 // The generator source of a record's pipeline: an example's file, or a random pipeline's text
@@ -118,29 +134,35 @@ std::map<std::pair<std::string, int>, double> kernel_times(const json &measured)
     const std::string func = field(k, "func").is_string() ? k["func"].get<std::string>() : "";
     const int stage = field(k, "stage").is_number_integer() ? k["stage"].get<int>() : -1;
     if (func.empty() || stage < 0 || !field(k, "ms").is_number()) continue;
-    times[{func, stage}] += k["ms"].get<double>();
+    times[{dataset::kernel_func_name(func), stage}] += k["ms"].get<double>();
   }
   return times;
 }
 
-// One pipeline's records featurized in a worker, cached by what determines the result.
-std::vector<ScheduleRow> featurize_pipeline(const json &pipeline, const std::vector<json> &refs,
-                                            const TrainRequest &request, const fs::path &cache) {
+// One pipeline's records featurized in a worker, cached by what determines the result: the
+// worker's answer ({"features": text, "rebuilt": [...]}, one rebuilt entry per ref).
+json featurize_pipeline(const json &pipeline, const std::vector<json> &refs, const TrainRequest &request,
+                        const fs::path &cache) {
   const fs::path source = pipeline_source(pipeline, request, cache);
   std::map<std::string, std::string> params;
   for (const auto &[k, v] : field(pipeline, "params").items()) params[k] = v.is_string() ? v.get<std::string>() : v.dump();
   const std::string generator = field(pipeline, "generator").is_string() ? pipeline["generator"].get<std::string>() : "";
   const std::string refs_text = json(refs).dump();
 
+  // The build's own version too: the rebuilt schedules depend on the search space and
+  // state_to_spec, not only on the feature version.
   std::string key = read_file(source) + '\0' + generator + '\0' + refs_text + '\0' + request.gpu + '\0' +
-                    std::to_string(cost_feature_version());
+                    std::to_string(cost_feature_version()) + '\0' + engine_build_id();
   for (const auto &[k, v] : params) key += '\0' + k + "=" + v;
   uint64_t hash = 1469598103934665603ULL;  // FNV-1a: stable across runs and builds
   for (unsigned char c : key) hash = (hash ^ c) * 1099511628211ULL;
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  const fs::path cached = cache / "features" / (std::string(hex) + ".txt");
-  if (fs::exists(cached)) return parse_training_set(read_file(cached)).pipelines.at(0).schedules;
+  const fs::path cached = cache / "features" / (std::string(hex) + ".json");
+  if (fs::exists(cached)) {
+    json answer = json::parse(read_file(cached), nullptr, /*allow_exceptions=*/false);
+    if (answer.is_object() && answer.contains("features") && answer.contains("rebuilt")) return answer;
+  }
 
   AnalysisRequest analysis;
   analysis.source = source;
@@ -158,15 +180,45 @@ std::vector<ScheduleRow> featurize_pipeline(const json &pipeline, const std::vec
   const AnalysisOutcome outcome = analyze_generator(analysis);
   fs::remove(refs_path);
   if (!outcome.ok()) throw std::runtime_error(outcome.message);
-  const std::string text = outcome.result.value("features", std::string());
-  std::vector<ScheduleRow> rows = parse_training_set(text).pipelines.at(0).schedules;
-  std::ofstream(cached) << text;
-  return rows;
+  json answer = {{"features", outcome.result.value("features", std::string())},
+                 {"rebuilt", outcome.result.value("rebuilt", json::array())}};
+  std::ofstream(cached) << answer.dump();
+  return answer;
+}
+
+// Per kernel, for analysis (scripts/cost_model/analyze_features.py --predictions): whether its
+// pipeline is held out, the schedule's measured and predicted times, the kernel's CUPTI time and
+// the hand and learned predictions (with the launch term: the terms' last column is launch).
+void write_predictions(const TrainingSet &set, const std::string &weights_text, int validation_one_in,
+                       int validation_fold, const std::string &path) {
+  std::ofstream out(path);
+  out << "held_out\tpipeline\tschedule\tschedule_measured_ms\tfunc\tstage\tkernel_measured_ms\thand_ms\tlearned_ms\tlaunch_term_ms\n";
+  const std::vector<std::string> terms = cost_term_name_list();
+  const size_t launch = size_t(std::find(terms.begin(), terms.end(), "launch") - terms.begin());
+  const size_t terms_at = set.pipelines.empty() || set.pipelines[0].schedules.empty() ||
+                                  set.pipelines[0].schedules[0].kernels.empty()
+                              ? 0
+                              : set.pipelines[0].schedules[0].kernels[0].values.size() - terms.size();
+  for (const PipelineRows &p : set.pipelines) {
+    uint64_t h = 1469598103934665603ULL;  // the trainer's split (FNV-1a of the id)
+    for (unsigned char c : p.id) h = (h ^ c) * 1099511628211ULL;
+    const bool held_out = validation_one_in > 0 && h % uint64_t(validation_one_in) == uint64_t(validation_fold);
+    for (size_t i = 0; i < p.schedules.size(); i++) {
+      const ScheduleRow &s = p.schedules[i];
+      const std::vector<double> learned = predict_kernels_ms(weights_text, s.kernels);
+      for (size_t k = 0; k < s.kernels.size(); k++) {
+        const KernelRow &row = s.kernels[k];
+        out << held_out << '\t' << p.id << '\t' << i << '\t' << s.measured_ms << '\t' << row.func << '\t' << row.stage
+            << '\t' << row.measured_ms << '\t' << row.hand_ms << '\t' << learned[k] << '\t'
+            << row.values.at(terms_at + launch) << '\n';
+      }
+    }
+  }
 }
 
 }  // namespace
 
-TrainingSet featurize_dataset(const TrainRequest &request) {
+FeaturizedDataset featurize_dataset(const TrainRequest &request) {
   const fs::path cache = request.cache_dir.empty() ? default_cache_dir() : fs::path(request.cache_dir);
   // Records by pipeline id, in order of first appearance.
   std::vector<std::string> order;
@@ -185,36 +237,51 @@ TrainingSet featurize_dataset(const TrainRequest &request) {
                           p.value("commit", "?").substr(0, 10));
       by_pipeline[id].push_back(std::move(record));
     }
-  TrainingSet set;
+  FeaturizedDataset out;
+  TrainingSet &set = out.set;
   for (const std::string &p : provenance) set.provenance += (set.provenance.empty() ? "" : ", ") + p;
   set.provenance = "data: " + std::to_string(order.size()) + " pipelines (" + set.provenance + ")";
-  int failed = 0;
   for (const std::string &id : order) {
     const std::vector<json> &records = by_pipeline[id];
     std::vector<json> refs;
     for (const json &r : records) refs.push_back(schedule_ref(r));
     std::vector<ScheduleRow> rows;
+    json rebuilt;
     try {
-      rows = featurize_pipeline(records.front()["pipeline"], refs, request, cache);
+      const json answer = featurize_pipeline(records.front()["pipeline"], refs, request, cache);
+      rows = parse_training_set(answer["features"].get<std::string>()).pipelines.at(0).schedules;
+      rebuilt = answer["rebuilt"];
     } catch (const std::exception &e) {
       spdlog::warn("hlsched train: skipping pipeline {}: {}", id, e.what());
-      failed++;
+      out.failed_pipelines.push_back(id + ": " + e.what());
       continue;
     }
     PipelineRows pipeline{id, {}};
     for (size_t i = 0; i < rows.size() && i < records.size(); i++) {
-      if (rows[i].kernels.empty()) continue;  // not rebuilt: the schedule space changed since
+      RecordCheck check{field(records[i], "id").is_string() ? records[i]["id"].get<std::string>() : id,
+                        dataset::check_fidelity(records[i], i < rebuilt.size() ? rebuilt[i] : json())};
+      const bool keep = !rows[i].kernels.empty() && (check.fidelity.ok() || request.keep_unfaithful);
+      out.checks.push_back(std::move(check));
+      if (!keep) continue;
       const json &measured = records[i]["measured"];
       rows[i].measured_ms = measured["pipeline_ms"].get<double>();
       const auto times = kernel_times(measured);
       for (KernelRow &k : rows[i].kernels)
-        if (auto it = times.find({k.func, k.stage}); it != times.end()) k.measured_ms = it->second;
+        if (auto it = times.find({dataset::kernel_func_name(k.func), k.stage}); it != times.end())
+          k.measured_ms = it->second;
       pipeline.schedules.push_back(std::move(rows[i]));
     }
     if (!pipeline.schedules.empty()) set.pipelines.push_back(std::move(pipeline));
   }
-  if (failed) spdlog::warn("hlsched train: {} of {} pipelines could not be featurized", failed, order.size());
-  return set;
+  if (!out.failed_pipelines.empty())
+    spdlog::warn("hlsched train: {} of {} pipelines could not be featurized", out.failed_pipelines.size(), order.size());
+  int unfaithful = 0;
+  for (const RecordCheck &c : out.checks) unfaithful += !c.fidelity.ok();
+  if (unfaithful)
+    spdlog::warn("hlsched train: {} of {} records do not rebuild as the schedule measured ({}; `hlsched dataset check` "
+                 "lists them)",
+                 unfaithful, out.checks.size(), request.keep_unfaithful ? "kept: --keep-unfaithful" : "left out");
+  return out;
 }
 
 std::string metrics_line(const PredictionMetrics &m) {
@@ -242,8 +309,17 @@ CLI::App *TrainCommand::add_to(CLI::App &app) {
   cmd->add_option("--epochs", r.train.epochs, "Passes over the training pipelines")->check(CLI::PositiveNumber);
   cmd->add_option("--learning-rate", r.train.learning_rate, "Adam step size")->check(CLI::PositiveNumber);
   cmd->add_option("--batch", r.train.pipelines_per_batch, "Pipelines per step")->check(CLI::PositiveNumber);
+  cmd->add_option("--relative-weight", r.train.relative_weight, "Loss weight of errors relative to the pipeline's mean (ranking)");
+  cmd->add_option("--absolute-weight", r.train.absolute_weight, "Loss weight of the schedules' log-time errors");
+  cmd->add_option("--kernel-weight", r.train.kernel_weight, "Loss weight of the kernels' log-time errors (CUPTI)");
   cmd->add_option("--validation-one-in", r.train.validation_one_in,
-                  "Hold out pipelines whose id hashes to 0 modulo this (0: none)");
+                  "Hold out pipelines whose id hashes to --validation-fold (0) modulo this (0: none)");
+  cmd->add_option("--validation-fold", r.train.validation_fold,
+                  "Hold out the pipelines whose id hash modulo --validation-one-in is this (cross-validation)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--keep-unfaithful", r.keep_unfaithful,
+                "Train also on records that no longer rebuild as the schedule measured (hlsched dataset check)");
+  cmd->add_option("--predictions", r.predictions, "Write every kernel's measured, hand and learned times here (TSV)");
   cmd->add_flag("--json", r.json, "Print the report as JSON");
   cmd->add_flag("--untrained", r.untrained, "Write untrained weights (they predict what the hand model does) to --out");
   return cmd;
@@ -259,11 +335,12 @@ int TrainCommand::run() const {
   }
   if (r.data.empty() == r.features.empty()) throw std::invalid_argument("train: give --data or --features (one of them)");
   if (r.out.empty() && r.dump_features.empty()) throw std::invalid_argument("train: nothing to do without --out or --dump-features");
-  const TrainingSet set = r.features.empty() ? featurize_dataset(r) : parse_training_set(read_file(r.features));
+  const TrainingSet set = r.features.empty() ? featurize_dataset(r).set : parse_training_set(read_file(r.features));
   if (!r.dump_features.empty()) std::ofstream(r.dump_features) << training_set_to_text(set);
   if (r.out.empty()) return 0;
   const TrainReport report = train_cost_model(set, r.train);
   std::ofstream(r.out) << report.weights_text;
+  if (!r.predictions.empty()) write_predictions(set, report.weights_text, r.train.validation_one_in, r.train.validation_fold, r.predictions);
   if (r.json) {
     auto metrics = [](const PredictionMetrics &m) {
       return json{{"pipelines", m.pipelines}, {"schedules", m.schedules}, {"kernels", m.kernels},
@@ -294,6 +371,55 @@ int TrainCommand::run() const {
             << "training, hand model:    " << metrics_line(report.hand_training) << "\n"
             << "training, learned model: " << metrics_line(report.learned_training) << "\n"
             << "weights written to " << r.out << "\n";
+  return 0;
+}
+
+}  // namespace hlsched::server
+
+namespace hlsched::server {
+
+CLI::App *DatasetCheckCommand::add_to(CLI::App &dataset) {
+  CLI::App *cmd = dataset.add_subcommand(
+      "check", "Rebuild every record's schedule with this build and compare it with what was measured");
+  TrainRequest &r = request_;
+  cmd->add_option("datasets", r.data, "Dataset files (.jsonl, .jsonl.zst)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--repo-root", r.repo_root, "Folder example sources are relative to (default: .)");
+  cmd->add_option("--cache-dir", r.cache_dir, "Build and feature cache (default $HLSCHED_CACHE_DIR or ~/.cache/hlsched)");
+  cmd->add_option("--gpu", r.gpu, "GPU profile the schedules are rebuilt for");
+  cmd->add_option("--timeout", r.timeout_s, "Seconds per pipeline's rebuild")->check(CLI::PositiveNumber);
+  cmd->add_flag("--all", all_, "List every record, faithful ones too");
+  return cmd;
+}
+
+int DatasetCheckCommand::run() const {
+  const FeaturizedDataset data = featurize_dataset(request_);
+  std::map<std::string, int> by_reason;
+  int faithful = 0, from_walk = 0;
+  for (const RecordCheck &c : data.checks) {
+    faithful += c.fidelity.ok();
+    from_walk += c.fidelity.rebuilt_from == "walk";
+    if (c.fidelity.ok() && !all_) continue;
+    std::cout << (c.fidelity.ok() ? "ok       " : "MISMATCH ") << c.id << " (rebuilt from "
+              << (c.fidelity.rebuilt_from.empty() ? "nothing" : c.fidelity.rebuilt_from) << ")\n";
+    std::set<std::string> reasons;
+    for (const std::string &m : c.fidelity.mismatches) {
+      std::cout << "  " << m << "\n";
+      // The kind of mismatch: its words up to the first number or colon.
+      std::string kind = m.substr(0, m.find_first_of(":0123456789"));
+      if (kind.rfind("kernel ", 0) == 0) kind = m.find(" launched ") != std::string::npos ? "kernel launch differs"
+                                                : m.find(" did not run") != std::string::npos ? "kernel missing in the run"
+                                                                                              : "kernel missing in the rebuild";
+      reasons.insert(kind);
+    }
+    for (const std::string &k : reasons) by_reason[k]++;
+  }
+  for (const std::string &f : data.failed_pipelines) std::cout << "PIPELINE NOT REBUILT " << f << "\n";
+  std::cout << "\n" << data.checks.size() << " records checked (measured, outputs matched, not manual): " << faithful
+            << " rebuild as measured, " << data.checks.size() - faithful << " do not; " << from_walk
+            << " rebuilt from their random walk (decisions no longer match)";
+  if (!data.failed_pipelines.empty()) std::cout << "; " << data.failed_pipelines.size() << " pipelines not rebuilt";
+  std::cout << "\n";
+  for (const auto &[reason, n] : by_reason) std::cout << "  " << n << " records: " << reason << "\n";
   return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "dataset/fidelity.h"
 #include "hlsched/engine/cost_training.h"
 
 namespace hlsched::server {
@@ -27,6 +28,7 @@ struct TrainRequest {
   std::vector<std::string> data;  ///< dataset files (.jsonl, .jsonl.zst, .jsonl.xz)
   std::string features;           ///< a features file instead of datasets
   std::string dump_features;
+  std::string predictions;        ///< per-kernel predictions (TSV) after training
   std::string out;
   std::string repo_root = ".";    ///< example sources are relative to it
   std::string cache_dir;
@@ -34,6 +36,7 @@ struct TrainRequest {
   double timeout_s = 120;         ///< per pipeline's featurization
   bool json = false;
   bool untrained = false;         ///< write the untrained weights (the hand model) and stop
+  bool keep_unfaithful = false;   ///< train on records whose rebuilt schedule is not the one measured
   TrainOptions train;
 };
 
@@ -46,9 +49,33 @@ private:
   TrainRequest request_;
 };
 
+/// One record's fidelity check: does its schedule, rebuilt today, match what was measured?
+struct RecordCheck {
+  std::string id;
+  dataset::Fidelity fidelity;
+};
+
+struct FeaturizedDataset {
+  TrainingSet set;                            ///< faithful records only (unless keep_unfaithful)
+  std::vector<RecordCheck> checks;            ///< every record of a featurized pipeline
+  std::vector<std::string> failed_pipelines;  ///< "id: why" for pipelines that could not be featurized
+};
+
 /// The features of a dataset's records: one pipeline per `pipeline.id`, one schedule per record
-/// that could be rebuilt, labelled with its measurements.
-TrainingSet featurize_dataset(const TrainRequest &request);
+/// that rebuilds as the schedule that was measured, labelled with its measurements.
+FeaturizedDataset featurize_dataset(const TrainRequest &request);
+
+/// `hlsched dataset check DATASET...`: per record, whether today's rebuild of its schedule is the
+/// schedule measured (dataset/fidelity.h); prints the mismatches and a summary.
+class DatasetCheckCommand {
+public:
+  CLI::App *add_to(CLI::App &dataset);
+  int run() const;
+
+private:
+  TrainRequest request_;
+  bool all_ = false;
+};
 
 /// A short report of the metrics, for people.
 std::string metrics_line(const PredictionMetrics &m);

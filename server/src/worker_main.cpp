@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 
@@ -16,6 +17,7 @@
 #include "hlsched/engine/cost_training.h"
 #include "hlsched/engine/generator_instance.h"
 #include "hlsched/engine/gpu_profile.h"
+#include "hlsched/engine/loop_nest.h"
 #include "hlsched/engine/pipeline_dag.h"
 #include "hlsched/engine/search_benchmarks.h"
 #include "result_json.h"
@@ -26,6 +28,32 @@ namespace hlsched::server {
 using nlohmann::json;
 
 namespace {
+
+// A rebuilt schedule for the dataset fidelity check (server/src/dataset/fidelity.h): how it was
+// rebuilt, its kernels' launches, and the loop nests of today's directives next to those of the
+// directives that were measured (`ref["spec"]`), where they differ.
+json rebuilt_to_json(const PipelineDag &dag, const RebuiltSchedule &r, const json &ref) {
+  json kernels = json::array();
+  for (const RebuiltSchedule::Launch &k : r.kernels)
+    kernels.push_back({{"func", k.func}, {"stage", k.stage}, {"blocks", k.blocks}, {"threads", k.threads_per_block}});
+  json out = {{"from", r.from}, {"kernels", kernels}};
+  if (r.from.empty() || !ref.contains("spec") || !ref["spec"].is_object()) return out;
+  std::vector<std::string> measured;
+  try {
+    measured = loop_nest_lines(dag, schedule_spec_from_json(ref["spec"]));
+  } catch (const std::exception &e) {
+    out["spec_error"] = e.what();
+    return out;
+  }
+  const std::vector<std::string> today = loop_nest_lines(dag, r.spec);
+  json differ = json::array();
+  for (const std::string &line : measured)
+    if (std::find(today.begin(), today.end(), line) == today.end()) differ.push_back("measured: " + line);
+  for (const std::string &line : today)
+    if (std::find(measured.begin(), measured.end(), line) == measured.end()) differ.push_back("rebuilt:  " + line);
+  out["loop_nest_differs"] = differ;
+  return out;
+}
 
 // ---- Injected faults (tests and the fault soak only) -------------------------------------------
 //
@@ -158,7 +186,9 @@ json run_task(const WorkerRequest &request) {
   }
   if (request.task == "featurize") {
     // Training: the listed schedules' kernel features (schedule_path: a JSON array of
-    // {"sample_seed", "sample_index"} or {"state": saved state text}).
+    // {"sample_seed", "sample_index"} or {"state": saved state text}, each with the "spec" that
+    // was measured when known), and what each schedule became (the fidelity check compares it
+    // with what was measured).
     std::ifstream in(request.schedule_path);
     const json refs = json::parse(in, nullptr, /*allow_exceptions=*/false);
     if (!refs.is_array()) throw UserError("schedule", "cannot read the schedule list " + request.schedule_path);
@@ -173,8 +203,12 @@ json run_task(const WorkerRequest &request) {
     AutoschedulerOptions options = request.search;
     options.gpu_profile = request.gpu_profile;
     TrainingSet set;
-    set.pipelines.push_back({name, featurize_schedules(dag, options, schedules)});
-    return {{"generator", name}, {"feature_version", cost_feature_version()}, {"features", training_set_to_text(set)}};
+    std::vector<RebuiltSchedule> rebuilt;
+    set.pipelines.push_back({name, featurize_schedules(dag, options, schedules, &rebuilt)});
+    json what = json::array();
+    for (size_t i = 0; i < rebuilt.size(); i++) what.push_back(rebuilt_to_json(dag, rebuilt[i], refs[i]));
+    return {{"generator", name}, {"feature_version", cost_feature_version()}, {"features", training_set_to_text(set)},
+            {"rebuilt", what}};
   }
   if (request.task == "model-bench") {
     AutoschedulerOptions options = request.search;

@@ -14,6 +14,7 @@
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/cost_training.h"
+#include "hlsched/engine/loop_nest.h"
 
 using namespace hlsched;
 
@@ -187,4 +188,28 @@ TEST_CASE("features files reject another feature version", "[cost_model]") {
   const std::string version = " " + std::to_string(cost_feature_version()) + "\n";
   text.replace(text.find(version), version.size(), " 999\n");
   CHECK_THROWS(parse_training_set(text));
+}
+
+TEST_CASE("a dataset's saved decisions rebuild the very schedule that was sampled", "[cost_model]") {
+  // Datasets keep each schedule's decisions as warm-start text without the file's checksum line;
+  // training must rebuild the state from them, not redraw a random walk (which gives another
+  // schedule once the search space changes).
+  auto inst = instantiate_generator("stencil_small", default_gpu_target(), {{"radius", "2"}});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const std::vector<ScheduleResult> sampled = sample_schedules(inst.pipeline, dag, AutoschedulerOptions{}, 1, 3, 2);
+  REQUIRE(sampled.size() == 1);
+  REQUIRE_FALSE(sampled[0].decisions.empty());
+
+  std::vector<RebuiltSchedule> from_text, from_walk;
+  const auto by_text = featurize_schedules(dag, AutoschedulerOptions{}, {{0, -1, sampled[0].decisions}}, &from_text);
+  const auto by_walk = featurize_schedules(dag, AutoschedulerOptions{}, {{3, 2, ""}}, &from_walk);
+  REQUIRE(from_text.size() == 1);
+  CHECK(from_text[0].from == "state");
+  CHECK(from_walk[0].from == "walk");
+  REQUIRE(by_text[0].kernels.size() == by_walk[0].kernels.size());
+  for (size_t k = 0; k < by_text[0].kernels.size(); k++) CHECK(by_text[0].kernels[k].values == by_walk[0].kernels[k].values);
+  // Rebuilt from its decisions, the schedule prints as the one sampled, launch sizes included.
+  CHECK(loop_nest_lines(dag, from_text[0].spec) == loop_nest_lines(dag, sampled[0].schedule));
+  CHECK(from_text[0].kernels.size() == by_text[0].kernels.size());
+  for (const RebuiltSchedule::Launch &l : from_text[0].kernels) CHECK((l.blocks >= 1 && l.threads_per_block >= 1));
 }

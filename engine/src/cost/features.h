@@ -20,7 +20,7 @@
 
 namespace hlsched {
 
-constexpr int kFeatureVersion = 1;
+constexpr int kFeatureVersion = 2;
 
 /// The cost terms, in ms. hand_coefficients() gives their weights in the hand model.
 enum CostTerm : int {
@@ -30,7 +30,7 @@ enum CostTerm : int {
   kTermLaunch,            ///< kernel launch overhead
   kTermNonAffineExcess,   ///< what reads through clamps, boundary conditions and gathers add to the hand model
   kTermCompute,           ///< arithmetic / throughput alone (additive correction)
-  kTermDram,              ///< DRAM traffic alone
+  kTermDram,              ///< DRAM traffic alone (v2: affine reads only, as the three below)
   kTermL2,                ///< L2 traffic alone
   kTermL1,                ///< L1 / load-store traffic alone
   kTermSharedMemory,      ///< shared memory traffic alone
@@ -41,6 +41,10 @@ enum CostTerm : int {
   kTermBlockOverhead,     ///< per-block scheduling cost (blocks per SM x 1 us)
   kTermLowOccupancyMemory,///< memory time x (1 - occupancy)
   kTermIdleLanes,         ///< compute lost to idle lanes, idle SMs and tail tiles
+  kTermNonAffineDram,     ///< v2: non-affine reads' bytes, per block at most one element per load, / DRAM bandwidth
+  kTermNonAffineSectors,  ///< v2: non-affine reads' loads x one 32-byte sector each (a gather's worst case) / L2 bandwidth
+  kTermKernelMinimum,     ///< v2: 1 us per kernel: the shortest kernel CUPTI times runs ~0.6 us
+  kTermAtomicsOneAddress, ///< v2: every atomic update of the kernel on one address (data that fills few bins)
   kTermCount
 };
 

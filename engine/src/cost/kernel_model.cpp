@@ -101,6 +101,11 @@ public:
     unrolled_root_ = root_unrolled(tiling);
     per_thread_ = propagate(tiling, /*per_thread=*/true, km);
     std::vector<FuncInKernel> per_block = propagate(tiling, /*per_thread=*/false, km);
+    // A block touches no more distinct elements than its loads read. Only a footprint guessed
+    // too large meets this bound: a read through a boundary condition or a gather whose window
+    // is unknown counts the whole producer per block (the mirror_interior kernels of the H200
+    // dataset: 1.3e8 bytes per block, predicted 4,344 ms, measured 0.13 ms).
+    for (GlobalRead &g : km.global_reads) g.footprint_per_block = std::min(g.footprint_per_block, std::max(1.0, g.loads_per_block));
     summarize(tiling, per_block, per_thread_, km);
     return km;
   }

@@ -14,6 +14,7 @@
 #include "hlsched/engine/gpu_profile.h"
 #include "search/beam_search.h"
 #include "search/warm_start.h"
+#include "schedule/state_to_spec.h"
 #include "training/rows.h"
 
 namespace hlsched {
@@ -35,19 +36,16 @@ KernelRow row_of(const std::string &func, int stage, const KernelFeatures &f) {
 }
 
 // A saved state's text names the search options it came from; matching with that key accepts it.
+// (from_text, not load: the dataset keeps the text without the file's checksum line, and load()
+// refused every such text from the day checksums were added, so every record fell back to its
+// random walk, drawn again in a changed space.)
 ScheduleState state_from_text(const PipelineDag &dag, const std::string &text) {
   std::istringstream fields(text);
   std::string magic;
   uint64_t key = 0;
   fields >> magic >> key;
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("hlsched-state-" + std::to_string(::getpid()) + ".txt");
-  std::ofstream(path) << text;
   WarmStart warm;
-  const bool loaded = warm.load(path.string());
-  std::error_code ignored;
-  std::filesystem::remove(path, ignored);
-  return loaded ? warm.match(dag, key).state : ScheduleState(dag);
+  return warm.from_text(text) ? warm.match(dag, key).state : ScheduleState(dag);
 }
 
 }  // namespace
@@ -137,7 +135,8 @@ TrainingSet parse_training_set(const std::string &text) {
 }
 
 std::vector<ScheduleRow> featurize_schedules(const PipelineDag &dag, const AutoschedulerOptions &options,
-                                             const std::vector<ScheduleRef> &schedules) {
+                                             const std::vector<ScheduleRef> &schedules,
+                                             std::vector<RebuiltSchedule> *rebuilt) {
   const GpuProfile &gpu = find_gpu_profile(options.gpu_profile);
   CostMemo memo;
   AutoschedulerOptions walk = options;
@@ -147,25 +146,35 @@ std::vector<ScheduleRow> featurize_schedules(const PipelineDag &dag, const Autos
   std::vector<ScheduleRow> rows;
   for (const ScheduleRef &ref : schedules) {
     // The saved state first (exact whatever the search space became), else the random walk.
+    RebuiltSchedule what;
     ScheduleState state(dag);
     if (!ref.state_text.empty()) state = state_from_text(dag, ref.state_text);
+    if (state.complete()) what.from = "state";
     if (!state.complete() && ref.sample_index >= 0) {
       std::mt19937_64 rng = BeamSearch::sample_rng(ref.sample_seed, ref.sample_index);
       state = search.random_walk(rng);
+      if (state.complete()) what.from = "walk";
     }
     ScheduleRow row;
     if (state.complete()) {
       for (const KernelModel &km : build_kernel_models(dag, state, gpu)) {
         if (!km.valid) {
           row.kernels.clear();
+          what.kernels.clear();
           break;
         }
         row.kernels.push_back(row_of(dag.funcs[km.root].name, km.stage, kernel_features(dag, state, km, gpu)));
         row.hand_ms += row.kernels.back().hand_ms;
+        what.kernels.push_back({dag.funcs[km.root].name, km.stage, km.blocks, km.threads_per_block});
       }
+      if (rebuilt && !row.kernels.empty()) what.spec = state_to_spec(dag, state, gpu);
     }
-    if (row.kernels.empty()) row.hand_ms = 0;
+    if (row.kernels.empty()) {
+      row.hand_ms = 0;
+      what.from.clear();
+    }
     rows.push_back(std::move(row));
+    if (rebuilt) rebuilt->push_back(std::move(what));
   }
   return rows;
 }

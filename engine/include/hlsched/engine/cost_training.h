@@ -16,6 +16,7 @@
 
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/pipeline_dag.h"
+#include "hlsched/engine/schedule_spec.h"
 
 namespace hlsched {
 
@@ -64,10 +65,26 @@ struct ScheduleRef {
   std::string state_text;
 };
 
+/// What a schedule rebuilt from a ScheduleRef is, so that it can be compared with what was
+/// measured (the dataset fidelity check): how it was rebuilt, its directives as today's code
+/// makes them, and each kernel's launch as the kernel model sees it.
+struct RebuiltSchedule {
+  std::string from;  ///< "state" (its saved decisions), "walk" (its random walk), "" (not rebuilt)
+  ScheduleSpec spec;
+  struct Launch {
+    std::string func;
+    int stage = 0;
+    double blocks = 0;             ///< the grid, all dimensions together
+    double threads_per_block = 0;  ///< the launched block (KernelModel::block_shape), all dimensions
+  };
+  std::vector<Launch> kernels;
+};
+
 /// The rows of each schedule (empty kernels: it could not be rebuilt, e.g. the schedule space
-/// changed since it was measured).
+/// changed since it was measured); with `rebuilt`, also what each schedule became.
 std::vector<ScheduleRow> featurize_schedules(const PipelineDag &dag, const AutoschedulerOptions &options,
-                                             const std::vector<ScheduleRef> &schedules);
+                                             const std::vector<ScheduleRef> &schedules,
+                                             std::vector<RebuiltSchedule> *rebuilt = nullptr);
 
 struct TrainOptions {
   uint64_t seed = 1;
@@ -77,7 +94,8 @@ struct TrainOptions {
   double relative_weight = 1.0;  ///< log-time errors relative to the pipeline's mean error
   double absolute_weight = 0.3;  ///< log-time errors themselves
   double kernel_weight = 0.3;    ///< per-kernel log-time errors (CUPTI)
-  int validation_one_in = 8;     ///< pipelines whose id hashes to 0 mod this are held out
+  int validation_one_in = 8;     ///< pipelines whose id hashes to validation_fold mod this are held out
+  int validation_fold = 0;       ///< which of the validation_one_in folds (cross-validation: 0..one_in-1)
   std::string gpu = "h200";
 };
 
@@ -85,7 +103,7 @@ struct TrainOptions {
 struct PredictionMetrics {
   int pipelines = 0, schedules = 0, kernels = 0;
   double median_pipeline_error = 0;  ///< median |predicted - measured| / measured, per schedule
-  double median_kernel_error = 0;    ///< the same per kernel against CUPTI (kernels with a time)
+  double median_kernel_error = 0;    ///< the same per kernel against CUPTI (kernels with a time), launch term left out
   double worst_ratio = 1;            ///< max of predicted/measured and measured/predicted
   double geomean_ratio = 1;          ///< geometric mean of predicted / measured
   double rank_correlation = 0;       ///< Spearman within each pipeline (>= 3 schedules), averaged

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Pooled held-out metrics of an 8-fold cross-validation (every pipeline held out once).
+
+    for f in 0 1 2 3 4 5 6 7; do
+      build/bin/hlsched train --features F --out /tmp/cv$f.weights --seed 1 --validation-fold $f \\
+          --predictions /tmp/cv$f.pred.tsv
+    done
+    python3 scripts/cost_model/cross_validation.py /tmp/cv?.pred.tsv
+
+Per schedule: |predicted - measured| / measured of the whole pipeline; per pipeline with >= 3
+schedules: Spearman rank correlation (mean over pipelines); worst max(p/m, m/p). Standard library.
+"""
+import csv
+import math
+import statistics
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from predictions_report import spearman  # noqa: E402
+
+
+def main():
+    schedules = defaultdict(lambda: {"measured": 0.0, "hand": 0.0, "learned": 0.0})
+    for path in sys.argv[1:]:
+        for row in csv.DictReader(open(path), delimiter="\t"):
+            if row["held_out"] != "1":
+                continue
+            s = schedules[(row["pipeline"], int(row["schedule"]))]
+            s["measured"] = float(row["schedule_measured_ms"])
+            s["hand"] += float(row["hand_ms"])
+            s["learned"] += float(row["learned_ms"])
+    pipelines = defaultdict(list)
+    for (p, _), s in schedules.items():
+        pipelines[p].append(s)
+    print(f"{len(pipelines)} pipelines, {len(schedules)} schedules held out once each")
+    for model in ["hand", "learned"]:
+        errors = [abs(s[model] - s["measured"]) / s["measured"] for s in schedules.values()]
+        ratios = [max(s[model] / s["measured"], s["measured"] / s[model]) for s in schedules.values()]
+        ranks = [spearman([s[model] for s in ss], [s["measured"] for s in ss])
+                 for ss in pipelines.values() if len(ss) >= 3]
+        geomean = math.exp(statistics.mean(math.log(s[model] / s["measured"]) for s in schedules.values()))
+        print(f"{model:8s} median error {100 * statistics.median(errors):5.1f}%  rank {statistics.mean(ranks):.3f} "
+              f"({len(ranks)} pipelines)  geomean pred/meas {geomean:.2f}  worst {max(ratios):.1f}x  "
+              f"within 2x: {sum(r <= 2 for r in ratios)}/{len(ratios)}  within 3x: {sum(r <= 3 for r in ratios)}/{len(ratios)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Extra benchmark variants for `hlsched bench --variants`: every example app scheduled by our
+# plugin with the learned cost model and the given weights, labelled "learned" (the standard
+# "hlsched" variant is the same plugin with the hand model, the default).
+#
+#   scripts/cost_model/learned_variants.sh WEIGHTS [BUILD_DIR] > .bundle-cfg/learned.json
+#   HLSCHED_BUILD_DIR=build scripts/bench/gpu_run.sh --variants .bundle-cfg/learned.json
+#
+# WEIGHTS and BUILD_DIR are made absolute: the bundle builder runs GenGen from other folders.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+weights=$(realpath "${1:?usage: learned_variants.sh WEIGHTS [BUILD_DIR]}")
+build=$(realpath "${2:-$here/build}")
+plugin="$build/lib/libautoschedule_hlsched.so"
+first=1
+echo "["
+for dir in "$here"/examples/*/; do
+  app=$(basename "$dir")
+  [[ -f "$dir/${app}_generator.cpp" ]] || continue
+  [[ $first == 1 ]] || echo ","
+  first=0
+  printf '  {"app": "%s", "label": "learned", "params": {"schedule": "none"}, "plugin": "%s",\n' "$app" "$plugin"
+  printf '   "autoscheduler": "Hlsched", "environment": {"HLSCHED_OPTIONS": "model=learned,weights=%s"}, "predict": false}' "$weights"
+done
+echo
+echo "]"

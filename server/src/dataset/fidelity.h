@@ -1,0 +1,35 @@
+// Is a dataset record's schedule, rebuilt with today's code, still the schedule that was measured?
+//
+// Training re-featurizes every record from its saved decisions (or its random walk). When the
+// schedule space, state_to_spec or the kernel model changed since the collection, the rebuilt
+// schedule can be another one, and the record then labels the wrong features. This compares what
+// the record stores with what the rebuild produced (a worker's "featurize" answer, `rebuilt`):
+//   - how it was rebuilt: from its decisions, from its random walk, or not at all;
+//   - the loop nests of the stored directives and of today's (hlsched/engine/loop_nest.h);
+//   - the kernels: the set of (Func, stage) CUPTI measured against the kernel model's;
+//   - each kernel's launch: CUPTI's grid and block sizes against the kernel model's blocks and
+//     threads per block (within 5%).
+// JSON only: no Halide, no engine.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace hlsched::dataset {
+
+struct Fidelity {
+  std::string rebuilt_from;             ///< "state", "walk" or "" (not rebuilt)
+  std::vector<std::string> mismatches;  ///< empty: the rebuilt schedule is the one measured
+  bool ok() const { return mismatches.empty(); }
+};
+
+/// `record`: a dataset record (docs/COST_MODEL.md); `rebuilt`: one entry of the worker's
+/// "rebuilt" array for it ({"from", "kernels": [{func, stage, blocks, threads}],
+/// "loop_nest_differs": [...], "spec_error"}).
+Fidelity check_fidelity(const nlohmann::json &record, const nlohmann::json &rebuilt);
+
+/// The name CUPTI reports for a Func's kernel ('$' in Halide names becomes "__").
+std::string kernel_func_name(const std::string &func);
+
+}  // namespace hlsched::dataset
