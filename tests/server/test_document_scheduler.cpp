@@ -4,6 +4,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include <condition_variable>
 #include <mutex>
@@ -82,8 +83,8 @@ struct Harness {
   explicit Harness(std::chrono::milliseconds debounce = std::chrono::milliseconds(50)) {
     SchedulerResources r;
     r.io = io.get_executor();
-    r.analysis_pool = &analysis_pool;
-    r.index_pool = &index_pool;
+    r.analysis_executor = analysis_pool.get_executor();
+    r.index_executor = index_pool.get_executor();
     r.analyzer = [a = analyzer](const AnalysisJob &job) { return (*a)(job); };
     r.indexer = [this](const IndexJob &job) {
       SourceIndex index;
