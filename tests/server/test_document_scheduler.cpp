@@ -111,8 +111,10 @@ struct Harness {
     index_pool.join();
   }
 
+  // The timeout only ends a test that would otherwise hang: generous, since a pool thread on a
+  // loaded machine can wait seconds for a time slice.
   template <class Predicate>
-  bool run_until(Predicate done, std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
+  bool run_until(Predicate done, std::chrono::milliseconds timeout = std::chrono::milliseconds(60000)) {
     const auto end = std::chrono::steady_clock::now() + timeout;
     while (!done()) {
       if (std::chrono::steady_clock::now() > end) return false;
