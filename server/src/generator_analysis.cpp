@@ -164,6 +164,16 @@ void interpret_worker(const WorkerRun &worker, AnalysisOutcome &outcome, const A
   if (!outcome.worker_stderr.empty()) outcome.message += "\n" + outcome.worker_stderr;
 }
 
+// The outcome of a build that failed: the compiler's diagnostics (build time already recorded).
+AnalysisOutcome compile_error_outcome(const AnalysisRequest &request, const GeneratorBuild &build,
+                                      AnalysisOutcome outcome) {
+  outcome.status = Status::CompileError;
+  outcome.error_kind = "compile_error";
+  outcome.diagnostics = build.diagnostics;
+  outcome.message = compile_error_message(request.source, build);
+  return outcome;
+}
+
 }  // namespace
 
 std::pair<std::string, std::string> parse_param(const std::string &text) {
@@ -189,13 +199,7 @@ AnalysisOutcome analyze_generator(const AnalysisRequest &request) {
   GeneratorBuild build = build_generator(std::filesystem::absolute(request.source), build_options);
   outcome.build_seconds = build.seconds;
   outcome.build_cache_hit = build.cache_hit;
-  if (!build.ok) {
-    outcome.status = Status::CompileError;
-    outcome.error_kind = "compile_error";
-    outcome.diagnostics = build.diagnostics;
-    outcome.message = compile_error_message(request.source, build);
-    return outcome;
-  }
+  if (!build.ok) return compile_error_outcome(request, build, outcome);
   if (request.on_built) request.on_built();
 
   const WorkerRun first = run_analysis_worker(request, build);
@@ -209,13 +213,7 @@ AnalysisOutcome analyze_generator(const AnalysisRequest &request) {
     build = build_generator(std::filesystem::absolute(request.source), build_options);
     outcome = AnalysisOutcome{};
     outcome.build_seconds = build.seconds;
-    if (!build.ok) {
-      outcome.status = Status::CompileError;
-      outcome.error_kind = "compile_error";
-      outcome.diagnostics = build.diagnostics;
-      outcome.message = compile_error_message(request.source, build);
-      return outcome;
-    }
+    if (!build.ok) return compile_error_outcome(request, build, outcome);
     interpret_worker(run_analysis_worker(request, build), outcome, request);
   }
   return outcome;

@@ -30,7 +30,9 @@ void check_example(const std::string &app) {
   REQUIRE(run.exit_code == 0);
   auto result = stdout_json(run);
   CHECK(result["verified"]["gpu_kernels"].get<int>() > 0);
-  CHECK(result["search"]["time_ms"].get<double>() < 10000);
+  // Within the default 8 s budget plus a slack for a loaded machine (the search stops within
+  // a step of its deadline; the step's wall time grows with the load, a runaway search does not stop).
+  CHECK(result["search"]["time_ms"].get<double>() < 8000 + 20000);
   CHECK(result["predicted_runtime_ms"].get<double>() > 0);
   CHECK(result["search"]["fallback"] == "");  // the search found it, not the simple baseline
 

@@ -159,8 +159,9 @@ enum class Schedules {
 };
 
 // The search must be the beam search (not the simple fallback) and stay within its budget; the
-// slack is for a loaded CI machine (this is not a speed test: the search takes milliseconds here).
-constexpr double kBudgetSlackMs = 2000;
+// slack is for a loaded CI machine (this is not a speed test: the search takes milliseconds here;
+// the steps after a deadline take wall time that grows with the load).
+constexpr double kBudgetSlackMs = 20000;
 
 ScheduleResult searched_schedule(const Halide::Pipeline &pipeline, const PipelineDag &dag) {
   const AutoschedulerOptions options;

@@ -28,7 +28,9 @@ nlohmann::json schedule_verified(const std::string &generator, const std::vector
   auto result = stdout_json(run);
   CHECK(result["search"]["strategy"] == "beam");
   CHECK(result["search"]["fallback"] == "");
-  CHECK(result["search"]["time_ms"].get<double>() <= budget_s * 1000 + 2000);
+  // The slack is for a loaded machine: the steps after the deadline take wall time that grows
+  // with the load (2 s left little margin); a search ignoring its budget takes minutes.
+  CHECK(result["search"]["time_ms"].get<double>() <= budget_s * 1000 + 20000);
   CHECK(result["verified"]["compiled"] == true);
   CHECK(result["verified"]["gpu_kernels"].get<int>() > 0);
   return result;

@@ -27,6 +27,7 @@
 #include "hlsched/engine/generator_build.h"
 #include "hlsched/engine/worker_process.h"
 #include "loader/cache_artifact.h"
+#include "scratch_files.h"
 #include "search/cost_memo.h"
 
 namespace {
@@ -35,30 +36,14 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using namespace hlsched;
 
-std::string unique_tag() {
-  static int counter = 0;
-  return std::to_string(std::chrono::system_clock::now().time_since_epoch().count()) + "-" +
-         std::to_string(::getpid()) + "-" + std::to_string(counter++);
-}
+using testing::read_text;
+using testing::unique_tag;
+using testing::write_text;
 
 // A fresh folder under the build tree, removed at the end.
-struct Scratch {
-  fs::path dir = current_executable().parent_path() / "cache-files-test" / unique_tag();
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+struct Scratch : testing::ScratchDir {
+  Scratch() : ScratchDir(current_executable().parent_path() / "cache-files-test") {}
 };
-
-std::string read_text(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_text(const fs::path &path, const std::string &text) { std::ofstream(path, std::ios::binary) << text; }
 
 // The ways a file gets damaged: cut short (a crash while writing, a full disk), or a run of
 // bytes in the middle overwritten (another program, a bad sector).

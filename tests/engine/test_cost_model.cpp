@@ -3,6 +3,8 @@
 // computation from the documented text format; training on the small checked-in dataset
 // (synthetic labels, tests/data/cost_model/) converges and is deterministic for a seed.
 // (Cost: a few featurized random schedules and a few seconds of training.)
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -118,7 +120,10 @@ TEST_CASE("the hand model stays selectable next to the learned one", "[cost_mode
   hand.time_budget_s = 600;
   AutoschedulerOptions learned = hand;
   learned.model = "learned";
-  const std::string path = (std::filesystem::temp_directory_path() / "hlsched-test-untrained.weights").string();
+  // One file per process: test runs of other build trees share /tmp, and a run rewriting the
+  // file while another reads it would hand that one a torn weights file.
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("hlsched-test-untrained-" + std::to_string(::getpid()) + ".weights")).string();
   std::ofstream(path) << initial_weights_text(3, "h200");
   learned.weights = path;
 

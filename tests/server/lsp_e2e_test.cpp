@@ -94,7 +94,7 @@ TEST_CASE("stdio: analyze blur, hover its Funcs, apply the suggested schedule, a
   CHECK(done["predicted_runtime_ms"].get<double>() > 0);
   CHECK(done["current"] == true);
   json diagnostics = client.wait_notification("textDocument/publishDiagnostics",
-                                              [&](const json &p) { return p["uri"] == uri; }, Timeout(10000));
+                                              [&](const json &p) { return p["uri"] == uri; }, Timeout(60000));
   for (const json &d : diagnostics["diagnostics"]) CHECK(d["severity"] != 1);  // no errors
   wait_index(client, uri);
 
@@ -155,14 +155,14 @@ TEST_CASE("tcp: two clients on loopback - insert a schedule into a generator wit
   json done = wait_analysis(editor, uri, 1);
   REQUIRE(done["status"] == "ok");
   json diagnostics = editor.wait_notification("textDocument/publishDiagnostics", [&](const json &p) { return p["uri"] == uri; },
-                                              Timeout(10000));
+                                              Timeout(60000));
   wait_index(editor, uri);
   // schedule() only sets estimates: the server says so, and offers to insert its schedule.
   bool said_no_schedule = false;
   for (const json &d : diagnostics["diagnostics"]) said_no_schedule |= d["code"] == "no_schedule";
   if (!said_no_schedule) {  // published before the index was there: ask again through a new analysis
     diagnostics = editor.wait_notification("textDocument/publishDiagnostics", [&](const json &p) { return p["uri"] == uri; },
-                                           Timeout(10000));
+                                           Timeout(60000));
     for (const json &d : diagnostics["diagnostics"]) said_no_schedule |= d["code"] == "no_schedule";
   }
   CHECK(said_no_schedule);
@@ -177,9 +177,9 @@ TEST_CASE("tcp: two clients on loopback - insert a schedule into a generator wit
   INFO(read_file(dir / "lower.log"));
 
   editor.shutdown_and_exit();
-  CHECK(editor.disconnected(Timeout(10000)));
+  CHECK(editor.disconnected(Timeout(60000)));
   tool.shutdown_and_exit();
-  CHECK(tool.disconnected(Timeout(10000)));
+  CHECK(tool.disconnected(Timeout(60000)));
   // The daemon keeps serving other clients until it is told to stop.
   LspClient late(port);
   late.initialize();
@@ -210,7 +210,7 @@ TEST_CASE("tcp: only loopback without --allow-remote - remote needs a token that
     json reply = intruder.request("initialize", {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", json::object()},
                                                  {"initializationOptions", {{"token", "guess"}}}});
     CHECK(reply["error"]["code"] == -32803);
-    CHECK(intruder.disconnected(Timeout(10000)));
+    CHECK(intruder.disconnected(Timeout(60000)));
   }
   LspClient friendly(port);
   friendly.initialize(json{{"token", "s3cret"}});
@@ -230,7 +230,7 @@ TEST_CASE("stdio: protocol errors through the real binary", "[lsp_e2e]") {
   client.initialize();
 
   client.send_raw("Content-Length: 9\r\n\r\n{\"id\": 1,");
-  auto parse_error = client.wait_for([](const json &m) { return m.contains("error") && m["id"].is_null(); }, Timeout(10000));
+  auto parse_error = client.wait_for([](const json &m) { return m.contains("error") && m["id"].is_null(); }, Timeout(60000));
   REQUIRE(parse_error);
   CHECK((*parse_error)["error"]["code"] == -32700);
 
@@ -242,7 +242,7 @@ TEST_CASE("stdio: protocol errors through the real binary", "[lsp_e2e]") {
 
   // Over the limit: refused, skipped unread, and the session goes on.
   client.send_raw("Content-Length: 100000\r\n\r\n" + std::string(100000, 'x'));
-  auto too_big = client.wait_for([](const json &m) { return m.contains("error") && m["id"].is_null(); }, Timeout(10000));
+  auto too_big = client.wait_for([](const json &m) { return m.contains("error") && m["id"].is_null(); }, Timeout(60000));
   REQUIRE(too_big);
   CHECK((*too_big)["error"]["message"].get<std::string>().find("exceeds the limit of 4096") != std::string::npos);
   json still_there = client.request("hlsched/documentStatus", {{"uri", "file:///not/open.cpp"}});
@@ -263,7 +263,7 @@ TEST_CASE("stdio: a malformed header, a lost connection or a client that stops r
     LspClient client(daemon);
     client.initialize();
     client.send_raw("Content-Type: text/plain\r\n\r\n{}");
-    auto error = client.wait_for([](const json &m) { return m.contains("error"); }, Timeout(10000));
+    auto error = client.wait_for([](const json &m) { return m.contains("error"); }, Timeout(60000));
     REQUIRE(error);
     CHECK((*error)["error"]["code"] == -32700);
     CHECK(daemon.wait_exit(Timeout(30000)) == 1);
@@ -401,12 +401,13 @@ TEST_CASE("stdio: a newer edit kills the worker of the analysis it makes stale",
   json cancelled = client.wait_notification(
       "hlsched/analysisFinished", [&](const json &p) { return p["version"] == 1; }, Timeout(30000));
   CHECK(cancelled["status"] == "cancelled");
-  CHECK(std::chrono::steady_clock::now() - edited < std::chrono::seconds(5));  // not the 120 s time limit
+  // Killed, not left to the 120 s time limit (a bound far from both: a loaded machine is slow).
+  CHECK(std::chrono::steady_clock::now() - edited < std::chrono::seconds(60));
   // shutdown cancels the analysis of version 2 the same way.
   const auto asked = std::chrono::steady_clock::now();
   client.shutdown_and_exit();
   CHECK(daemon.wait_exit(Timeout(30000)) == 0);
-  CHECK(std::chrono::steady_clock::now() - asked < std::chrono::seconds(10));
+  CHECK(std::chrono::steady_clock::now() - asked < std::chrono::seconds(60));  // not the 120 s limit
 }
 
 TEST_CASE("stdio: workers start after the daemon's executable file was replaced (a rebuild)", "[lsp_e2e]") {

@@ -103,8 +103,8 @@ std::optional<json> MemoryTransport::pop() {
 
 SessionHarness::SessionHarness(Options options) {
   lsp::ServerEnvironment env;
-  env.analysis_pool = &analysis_pool_;
-  env.index_pool = &index_pool_;
+  env.analysis_executor = analysis_pool_.get_executor();
+  env.index_executor = index_pool_.get_executor();
   env.analyzer = fake_analysis;
   env.cache_dir = test_cache_dir();
   env.required_token = options.token;

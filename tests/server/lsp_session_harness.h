@@ -67,7 +67,7 @@ class SessionHarness {
   void send(const nlohmann::json &message);
   /// The next message from the server, running the event loop up to `timeout`. Requests from the
   /// server (progress tokens, applyEdit) are answered and returned like any other message.
-  std::optional<nlohmann::json> next(std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));
+  std::optional<nlohmann::json> next(std::chrono::milliseconds timeout = std::chrono::milliseconds(60000));
   /// Runs the event loop for `time`.
   void run_for(std::chrono::milliseconds time);
   std::optional<int> exit_code() const { return exit_code_; }

@@ -4,6 +4,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include <condition_variable>
 #include <mutex>
@@ -82,8 +83,8 @@ struct Harness {
   explicit Harness(std::chrono::milliseconds debounce = std::chrono::milliseconds(50)) {
     SchedulerResources r;
     r.io = io.get_executor();
-    r.analysis_pool = &analysis_pool;
-    r.index_pool = &index_pool;
+    r.analysis_executor = analysis_pool.get_executor();
+    r.index_executor = index_pool.get_executor();
     r.analyzer = [a = analyzer](const AnalysisJob &job) { return (*a)(job); };
     r.indexer = [this](const IndexJob &job) {
       SourceIndex index;
@@ -110,8 +111,10 @@ struct Harness {
     index_pool.join();
   }
 
+  // The timeout only ends a test that would otherwise hang: generous, since a pool thread on a
+  // loaded machine can wait seconds for a time slice.
   template <class Predicate>
-  bool run_until(Predicate done, std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
+  bool run_until(Predicate done, std::chrono::milliseconds timeout = std::chrono::milliseconds(60000)) {
     const auto end = std::chrono::steady_clock::now() + timeout;
     while (!done()) {
       if (std::chrono::steady_clock::now() > end) return false;

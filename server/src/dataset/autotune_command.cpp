@@ -120,18 +120,7 @@ CLI::App *AutotuneCommand::add_to(CLI::App &app) {
   c.random_pipelines = 100;
   c.samples = 4;
   request_.collect.out_dir = ".bundle-autotune";
-  cmd->add_option("--name", c.name, "Collection name (record ids and provenance; make it unique per run)");
-  cmd->add_option("--random", c.random_pipelines, "Random pipelines to measure");
-  cmd->add_option("--first-seed", c.first_seed, "Their seeds: first-seed, first-seed + 1, ...");
-  cmd->add_option("--min-stages", c.min_stages, "Fewest stages of a random pipeline")->check(CLI::Range(1, 500));
-  cmd->add_option("--max-stages", c.max_stages, "Most stages of a random pipeline")->check(CLI::Range(1, 500));
-  cmd->add_option("--samples", c.samples, "Random walks per pipeline")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--sample-seed", c.sample_seed, "Seed of the random walks");
-  cmd->add_option("--example", c.examples, "Example app to measure too (repeatable)");
-  cmd->add_flag("--all-examples", all_examples_, "Every example app");
-  cmd->add_option("--gpu", c.gpu_profile, "hlsched GPU profile to schedule and predict with");
-  cmd->add_option("--out", request_.collect.out_dir, "Bundle folder");
-  cmd->add_option("--jobs", request_.collect.jobs, "Parallel compilations")->check(CLI::PositiveNumber);
+  add_collect_options(*cmd, request_.collect, all_examples_);
   cmd->add_option("--dataset", request_.dataset, "The dataset the measurements are appended to");
   cmd->add_option("--weights-out", request_.weights_out, "Where the retrained weights go (none: no retraining)");
   cmd->add_option("--ingest", request_.ingest_results, "Results of a bundle that ran elsewhere: ingest and retrain only");
@@ -144,9 +133,7 @@ CLI::App *AutotuneCommand::add_to(CLI::App &app) {
 
 int AutotuneCommand::run() const {
   AutotuneRequest request = request_;
-  if (all_examples_)
-    for (const auto &app : server::bench::example_apps(server::bench::this_source_trees_examples()))
-      request.collect.collection.examples.push_back(app);
+  request.collect = finish_collect_request(request_.collect, all_examples_);
   return autotune(request);
 }
 

@@ -150,26 +150,40 @@ std::string dataset_summary(const std::vector<Record> &records) {
   return out.str();
 }
 
+void add_collect_options(CLI::App &cmd, CollectRequest &request, bool &all_examples) {
+  CollectionOptions &c = request.collection;
+  cmd.add_option("--name", c.name, "Collection name (record ids and provenance; make it unique per run)");
+  cmd.add_option("--random", c.random_pipelines, "Random pipelines (hlsched random-pipeline)");
+  cmd.add_option("--first-seed", c.first_seed, "Their seeds: first-seed, first-seed + 1, ...");
+  cmd.add_option("--min-stages", c.min_stages, "Fewest stages of a random pipeline")->check(CLI::Range(1, 500));
+  cmd.add_option("--max-stages", c.max_stages, "Most stages of a random pipeline")->check(CLI::Range(1, 500));
+  cmd.add_option("--samples", c.samples, "Random walks (strategy=sample) per pipeline")->check(CLI::NonNegativeNumber);
+  cmd.add_option("--sample-seed", c.sample_seed, "Seed of the random walks");
+  cmd.add_option("--example", c.examples, "Example app (repeatable)");
+  cmd.add_flag("--all-examples", all_examples, "Every example app");
+  cmd.add_option("--gpu", c.gpu_profile, "hlsched GPU profile to schedule and predict with");
+  cmd.add_option("--out", request.out_dir, "Bundle folder (collection.json goes there too)");
+  cmd.add_option("--jobs", request.jobs, "Parallel compilations")->check(CLI::PositiveNumber);
+}
+
+CollectRequest finish_collect_request(CollectRequest request, bool all_examples) {
+  if (all_examples)
+    for (const auto &app : server::bench::example_apps(server::bench::this_source_trees_examples()))
+      request.collection.examples.push_back(app);
+  if (request.collection.max_stages < request.collection.min_stages)
+    throw std::invalid_argument("--max-stages is below --min-stages");
+  return request;
+}
+
 CLI::App *DatasetCommand::add_to(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand("dataset", "The cost model's training data: collect, ingest, summary");
   cmd->require_subcommand(1);
 
   collect_ = cmd->add_subcommand("collect", "Build a bundle of random pipelines and examples under sampled and searched schedules");
-  CollectionOptions &c = collect_request_.collection;
-  collect_->add_option("--name", c.name, "Collection name (record ids and provenance)");
-  collect_->add_option("--random", c.random_pipelines, "Random pipelines (hlsched random-pipeline)");
-  collect_->add_option("--first-seed", c.first_seed, "Their seeds: first-seed, first-seed + 1, ...");
-  collect_->add_option("--min-stages", c.min_stages, "Fewest stages of a random pipeline")->check(CLI::Range(1, 500));
-  collect_->add_option("--max-stages", c.max_stages, "Most stages of a random pipeline")->check(CLI::Range(1, 500));
-  collect_->add_option("--samples", c.samples, "Random walks (strategy=sample) per pipeline")->check(CLI::NonNegativeNumber);
-  collect_->add_option("--sample-seed", c.sample_seed, "Seed of the random walks");
+  add_collect_options(*collect_, collect_request_, all_examples_);
   collect_->add_flag("--no-beam", no_beam_, "Leave out the beam search's schedule");
-  collect_->add_option("--example", c.examples, "Example app (repeatable)");
-  collect_->add_flag("--all-examples", all_examples_, "Every example app");
-  collect_->add_option("--pack-size", c.pack_size, "Random pipelines per generator source")->check(CLI::PositiveNumber);
-  collect_->add_option("--gpu", c.gpu_profile, "hlsched GPU profile");
-  collect_->add_option("--out", collect_request_.out_dir, "Bundle folder (collection.json goes there too)");
-  collect_->add_option("--jobs", collect_request_.jobs, "Parallel compilations")->check(CLI::PositiveNumber);
+  collect_->add_option("--pack-size", collect_request_.collection.pack_size, "Random pipelines per generator source")
+      ->check(CLI::PositiveNumber);
   collect_->add_option("--variant-timeout", collect_request_.variant_timeout_s, "Seconds one variant may take to compile");
   collect_->add_option("--cache-dir", collect_request_.cache_dir, "Generator build cache");
   collect_->add_flag("--resume", collect_request_.resume,
@@ -191,14 +205,8 @@ CLI::App *DatasetCommand::add_to(CLI::App &app) {
 
 int DatasetCommand::run() const {
   if (*collect_) {
-    CollectRequest request = collect_request_;
+    CollectRequest request = finish_collect_request(collect_request_, all_examples_);
     request.collection.beam = !no_beam_;
-    if (all_examples_) {
-      const fs::path examples = server::bench::this_source_trees_examples();
-      for (const auto &app : server::bench::example_apps(examples)) request.collection.examples.push_back(app);
-    }
-    if (request.collection.max_stages < request.collection.min_stages)
-      throw std::invalid_argument("--max-stages is below --min-stages");
     return collect(request);
   }
   if (*ingest_) return ingest(ingest_request_);

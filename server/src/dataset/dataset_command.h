@@ -31,6 +31,15 @@ struct CollectRequest {
 };
 int collect(const CollectRequest &request);
 
+/// The options `dataset collect` and `autotune` share: what to collect (collection, bundle
+/// folder, parallel compilations). --all-examples sets `all_examples`; then call
+/// finish_collect_request().
+void add_collect_options(CLI::App &cmd, CollectRequest &request, bool &all_examples);
+
+/// The request as given on the command line, completed: every example app when `all_examples`;
+/// throws std::invalid_argument on a stage range that is empty.
+CollectRequest finish_collect_request(CollectRequest request, bool all_examples);
+
 struct IngestRequest {
   std::string results_path, collection_path, output_path;
   bool append = false;

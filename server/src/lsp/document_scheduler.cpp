@@ -266,7 +266,7 @@ void DocumentScheduler::start_analysis(Slot &s) {
     });
   };
   spdlog::debug("analysis of {} (version {}) starts", uri, job.snapshot.version);
-  asio::post(*resources_.analysis_pool, [weak, io, uri, id, analyzer = resources_.analyzer, job = std::move(job)] {
+  asio::post(resources_.analysis_executor, [weak, io, uri, id, analyzer = resources_.analyzer, job = std::move(job)] {
     std::shared_ptr<const DocumentAnalysis> result;
     try {
       result = std::make_shared<const DocumentAnalysis>(analyzer(job));
@@ -311,7 +311,7 @@ void DocumentScheduler::analysis_done(const std::string &uri, std::uint64_t id,
 }
 
 void DocumentScheduler::start_index(Slot &s) {
-  if (!resources_.indexer || !resources_.index_pool) return;
+  if (!resources_.indexer || !resources_.index_executor) return;
   s.index_running = true;
   s.index_wanted = false;
   IndexJob job{s.document.snapshot(), include_dirs_of(settings_)};
@@ -319,7 +319,7 @@ void DocumentScheduler::start_index(Slot &s) {
   asio::any_io_executor io = resources_.io;
   const std::string uri = s.document.uri;
   const std::uint64_t id = s.id;
-  asio::post(*resources_.index_pool, [weak, io, uri, id, indexer = resources_.indexer, job = std::move(job)] {
+  asio::post(resources_.index_executor, [weak, io, uri, id, indexer = resources_.indexer, job = std::move(job)] {
     std::shared_ptr<const SourceIndex> index;
     try {
       index = std::make_shared<const SourceIndex>(indexer(job));

@@ -11,7 +11,6 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/thread_pool.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -59,8 +58,8 @@ struct Document {
 /// Where the scheduler runs its work and what it runs.
 struct SchedulerResources {
   boost::asio::any_io_executor io;         ///< the I/O thread's executor (results come back here)
-  boost::asio::thread_pool *analysis_pool = nullptr;
-  boost::asio::thread_pool *index_pool = nullptr;
+  boost::asio::any_io_executor analysis_executor;  ///< where analyzer calls run (the daemon: a pool)
+  boost::asio::any_io_executor index_executor;     ///< where indexer calls run; none: no index
   Analyzer analyzer = run_document_analysis;
   Indexer indexer;
   std::filesystem::path cache_dir;

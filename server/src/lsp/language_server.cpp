@@ -78,8 +78,8 @@ LanguageServer::LanguageServer(asio::any_io_executor io, ServerEnvironment envir
   };
   SchedulerResources resources;
   resources.io = io;
-  resources.analysis_pool = environment_.analysis_pool;
-  resources.index_pool = environment_.index_pool;
+  resources.analysis_executor = environment_.analysis_executor;
+  resources.index_executor = environment_.index_executor;
   resources.analyzer = environment_.analyzer;
   resources.indexer = environment_.indexer;
   resources.cache_dir = environment_.cache_dir;

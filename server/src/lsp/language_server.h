@@ -17,7 +17,6 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/thread_pool.hpp>
 
 #include <filesystem>
 #include <functional>
@@ -36,8 +35,10 @@ namespace hlsched::server::lsp {
 
 /// What a LanguageServer needs from the daemon around it (shared by all connections).
 struct ServerEnvironment {
-  boost::asio::thread_pool *analysis_pool = nullptr;
-  boost::asio::thread_pool *index_pool = nullptr;
+  /// Where analyses and source indexes run: the daemon passes its thread pools' executors (the
+  /// fuzzer runs both on its own thread, to be fast and deterministic). No index executor: no index.
+  boost::asio::any_io_executor analysis_executor;
+  boost::asio::any_io_executor index_executor;
   Analyzer analyzer = run_document_analysis;
   Indexer indexer;  ///< empty: no source index (hover/code actions then know less)
   std::filesystem::path cache_dir;

@@ -140,7 +140,7 @@ void LanguageServer::run_one_off(AnalysisJob job, ReplyHandle reply, std::functi
   watch_cancellation(reply, job.cancel);
   std::weak_ptr<bool> alive = alive_;
   asio::any_io_executor io = io_;
-  asio::post(*environment_.analysis_pool, [job = std::move(job), reply, answer, alive, io,
+  asio::post(environment_.analysis_executor, [job = std::move(job), reply, answer, alive, io,
                                            analyzer = environment_.analyzer] {
     auto result = std::make_shared<const DocumentAnalysis>(analyzer(job));
     std::error_code ignored;

@@ -73,8 +73,8 @@ tcp::endpoint parse_listen_address(const std::string &text) {
 ServerEnvironment make_environment(const ServeOptions &options, asio::thread_pool &analysis_pool,
                                    asio::thread_pool &index_pool) {
   ServerEnvironment env;
-  env.analysis_pool = &analysis_pool;
-  env.index_pool = &index_pool;
+  env.analysis_executor = analysis_pool.get_executor();
+  env.index_executor = index_pool.get_executor();
   env.cache_dir = options.cache_dir.empty() ? default_cache_dir() : std::filesystem::path(options.cache_dir);
   env.analyzer = run_document_analysis;
   if (options.index) {
