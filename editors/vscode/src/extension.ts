@@ -4,7 +4,7 @@
 // vscode-languageclient.
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind } from 'vscode-languageclient/node';
+import { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 
 import { stageCostsHtml, StageCosts } from './costsView';
 import { isHalideGenerator } from './generator';
@@ -93,7 +93,9 @@ function clientOptions(): LanguageClientOptions {
 async function startServer(context: vscode.ExtensionContext) {
   if (client || !vscode.workspace.isTrusted) return;
   const { command, args } = serverCommand(configuration());
-  const server: ServerOptions = { command, args, transport: TransportKind.stdio };
+  // No `transport`: with TransportKind.stdio the client would append `--stdio`, which
+  // `hlsched serve` rejects (it speaks LSP on stdio by default).
+  const server: ServerOptions = { command, args };
   output.appendLine(`starting: ${command} ${args.join(' ')}`);
   client = new LanguageClient('hlsched', 'hlsched', server, clientOptions());
   client.onNotification('hlsched/analysisFinished', (event: AnalysisFinished) => {
