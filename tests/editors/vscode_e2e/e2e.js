@@ -187,6 +187,9 @@ async function grantTrust(page) {
   await page.getByText('You trust this folder').waitFor({ timeout: UI_LIMIT_MS });
   await page.locator('a.action-label[aria-label^="Close Modal Editor"]').click({ timeout: UI_LIMIT_MS });
   await page.locator('.modal-editor-part').waitFor({ state: 'hidden', timeout: UI_LIMIT_MS });
+  // The "hlsched is off" message is out of date now.
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await page.locator('.notification-toast').first().waitFor({ state: 'detached', timeout: UI_LIMIT_MS });
 }
 
 // 3. The first analysis: the status bar shows the pipeline's predicted runtime.
@@ -233,6 +236,12 @@ async function stageCosts(page) {
   check(await view.locator('#chart svg rect.term[data-stage="output"]').count() > 0, 'no bar for output');
   const schedule = await view.locator('#schedule pre').textContent();
   check(/output/.test(schedule) && !/not available/.test(schedule), `suggested schedule in the view: ${schedule}`);
+  // One editor group for the screenshot: the chart is wider than half a window.
+  await runCommand(page, 'View: Single Column Editor Layout');
+  await waitFor('the stage-costs view across the window', async () => {
+    const box = await page.locator('iframe.webview.ready').boundingBox();
+    return box && box.width > 800 ? box : undefined;
+  }, UI_LIMIT_MS);
   await screenshot(page, 'vscode_stage_costs.png');
   log(`stage costs: ${title}`);
   return schedule;
