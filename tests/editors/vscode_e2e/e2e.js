@@ -85,7 +85,9 @@ function installExtension() {
 
 // Starts code-server on a free port; resolves to its address once it listens.
 function startCodeServer() {
-  const server = childProcess.spawn(node24(), codeServerArgs(), { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: stopping it stops its extension hosts (which otherwise wait hours for
+  // the browser to reconnect) and the hlsched servers they started.
+  const server = childProcess.spawn(node24(), codeServerArgs(), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const logFile = fs.createWriteStream(path.join(work, 'code-server.log'));
   server.stdout.pipe(logFile);
   server.stderr.pipe(logFile);
@@ -304,7 +306,11 @@ async function main() {
     throw error;
   } finally {
     if (browser) await browser.close();
-    server.kill();
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch (error) {
+      // already gone
+    }
   }
 }
 
