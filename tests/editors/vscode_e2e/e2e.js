@@ -259,12 +259,17 @@ async function replaceSchedule(page, suggestion) {
   await screenshot(page, 'vscode_code_action.png');
   await item.click();
   await page.keyboard.press('Control+S');
-  const saved = await waitFor('the edited file on disk', async () => {
+  // The save may be caught half-written: wait for the whole edit to be on disk.
+  const wanted = suggestion.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  let missing = wanted;
+  await waitFor('the edited file on disk', async () => {
     const text = fs.readFileSync(testFile, 'utf8');
-    return text.includes('schedule_kind.value() == "manual"') ? undefined : text;
-  }, UI_LIMIT_MS);
-  for (const line of suggestion.split('\n').map((l) => l.trim()).filter((l) => l !== ''))
-    check(saved.includes(line), `suggested line not inserted: ${line}`);
+    missing = wanted.filter((line) => !text.includes(line));
+    if (text.includes('schedule_kind.value() == "manual"')) missing.unshift('(the manual schedule is still there)');
+    return missing.length === 0 ? text : undefined;
+  }, UI_LIMIT_MS).catch((error) => {
+    throw new Failure(`${error.message}; not in the saved file: ${missing.join(' | ')}`);
+  });
   fs.copyFileSync(testFile, path.join(shots, 'vscode_after_replace.cpp'));
   // The edited file is analyzed again and stays a valid generator.
   const analysis = await waitFor('the analysis of the edited file', async () => {
