@@ -488,13 +488,14 @@ TEST_CASE("random pairs: the shards reach every construct", "[e2e][random][pairs
 // Searched schedules: random pipelines of 2-12 stages, each scheduled by the beam search with
 // the default options, checked as the pairs are (compiles for CUDA, pasted == applied, CPU twin
 // exact), and the search stays the beam search within its time budget.
-// 5 shards x 40 pipelines = 200 (~100 s of CPU each: ~2 s per pipeline for two CUDA compiles
-// and two CPU JITs, plus the two g++ runs).
-TEST_CASE("random searched: seeds 3000-3039", "[e2e][random][searched]") { check_pairs(3000, 40, 1, 12, Schedules::Searched); }
-TEST_CASE("random searched: seeds 3040-3079", "[e2e][random][searched]") { check_pairs(3040, 40, 1, 12, Schedules::Searched); }
-TEST_CASE("random searched: seeds 3080-3119", "[e2e][random][searched]") { check_pairs(3080, 40, 1, 12, Schedules::Searched); }
-TEST_CASE("random searched: seeds 3120-3159", "[e2e][random][searched]") { check_pairs(3120, 40, 1, 12, Schedules::Searched); }
-TEST_CASE("random searched: seeds 3160-3199", "[e2e][random][searched]") { check_pairs(3160, 40, 1, 12, Schedules::Searched); }
+// 4 shards x 30 pipelines = 120 (~150 s of CPU each on the loaded 2-core machine: ~2.5 s per
+// pipeline for two CUDA compiles and two CPU JITs, plus the two g++ runs). Fewer than the 200 of
+// earlier sessions to keep the whole CI run within 40 minutes; the larger sweep below and
+// scripts/bench/random_pairs.sh cover more seeds.
+TEST_CASE("random searched: seeds 3000-3029", "[e2e][random][searched]") { check_pairs(3000, 30, 1, 12, Schedules::Searched); }
+TEST_CASE("random searched: seeds 3030-3059", "[e2e][random][searched]") { check_pairs(3030, 30, 1, 12, Schedules::Searched); }
+TEST_CASE("random searched: seeds 3060-3089", "[e2e][random][searched]") { check_pairs(3060, 30, 1, 12, Schedules::Searched); }
+TEST_CASE("random searched: seeds 3090-3119", "[e2e][random][searched]") { check_pairs(3090, 30, 1, 12, Schedules::Searched); }
 
 // The larger sweep (scripts/bench/random_pairs.sh), not run by ctest: HLSCHED_PAIRS_FIRST_SEED,
 // HLSCHED_PAIRS_PIPELINES, HLSCHED_PAIRS_SAMPLES and HLSCHED_PAIRS_MAX_STAGES, in batches of
