@@ -24,7 +24,8 @@ packages=(
 )
 # The editor clients' builds and tests (editors/): not needed by the main job (--main).
 if [[ "${1:-}" != "--main" ]]; then
-  packages+=(neovim)  # the Neovim plugin's end-to-end test
+  packages+=(neovim)    # the Neovim plugin's end-to-end test
+  packages+=(chromium)  # the VS Code extension's end-to-end test (code-server in a headless browser)
   # The VS Code extension builds with Node and npm: Debian's, unless a Node is installed already.
   command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
@@ -40,7 +41,10 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-[[ "${1:-}" == "--no-build" ]] && exit 0
+if [[ "${1:-}" == "--no-build" ]]; then
+  "$here/scripts/install_vscode_e2e.sh"
+  exit 0
+fi
 
 if [[ ! -f "$build_dir/build.ninja" ]]; then
   cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
@@ -50,5 +54,10 @@ if [[ "${1:-}" == "--main" ]]; then
   cmake --build "$build_dir" --target hlsched -j "$(nproc)" >&2
   exit 0
 fi
+# The VS Code end-to-end test's npm packages download while the build compiles (cached in
+# .cache/vscode-e2e: a second run skips this).
+"$here/scripts/install_vscode_e2e.sh" &
+e2e_install=$!
 cmake --build "$build_dir" -j "$(nproc)" >&2
+wait "$e2e_install"
 "$here/scripts/build_vscode_extension.sh" >/dev/null

@@ -4,54 +4,42 @@
 // vscode-languageclient.
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind } from 'vscode-languageclient/node';
+import { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 
 import { stageCostsHtml, StageCosts } from './costsView';
-import { isHalideGenerator } from './generator';
+import { DocumentStates } from './documentStates';
+import { ServerLifecycle } from './serverLifecycle';
 import { needsRestart, serverCommand, serverSettings } from './settings';
-import {
-  AnalysisFinished, analyzingStatus, finishedStatus, progressStatus, StatusView, UNTRUSTED_STATUS, WorkDoneProgressValue,
-} from './status';
+import { AnalysisFinished, StatusView, UNTRUSTED_STATUS, WorkDoneProgressValue } from './status';
 
-let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let statusItem: vscode.StatusBarItem;
-const lastAnalysis = new Map<string, AnalysisFinished>();
-const analyzing = new Set<string>();
-// The server's latest work-done progress (its reports name the phase, not the document).
-let latestProgress: StatusView | undefined;
-const progressTitles = new Map<string | number, string>();
+const documents = new DocumentStates();
+let server: ServerLifecycle<LanguageClient>;
+let runningCommand = { command: '', args: [] as string[] };  // what the current server was started with
 
 function configuration() {
   return vscode.workspace.getConfiguration('hlsched');
 }
 
-function showStatus(view: StatusView) {
+// The status bar follows the active editor's document.
+function refreshStatus() {
+  const document = vscode.window.activeTextEditor?.document;
+  const view: StatusView | undefined = documents.status(
+    document && { uri: document.uri.toString(), fileName: path.basename(document.fileName) },
+    vscode.workspace.isTrusted, server?.current !== undefined);
+  if (!view) return statusItem.hide();
   statusItem.text = view.text;
   statusItem.tooltip = view.tooltip;
   statusItem.show();
 }
 
-// The status bar follows the active editor's document.
-function refreshStatus() {
-  if (!vscode.workspace.isTrusted) return showStatus(UNTRUSTED_STATUS);
-  const document = vscode.window.activeTextEditor?.document;
-  if (!document || !client) return statusItem.hide();
-  const uri = document.uri.toString();
-  if (analyzing.has(uri)) return showStatus(latestProgress ?? analyzingStatus(path.basename(document.fileName)));
-  const last = lastAnalysis.get(uri);
-  if (last) showStatus(finishedStatus(last));
-  else statusItem.hide();
-}
-
-// Only generator files reach the server; the same set is used for every later notification so
-// that open/change/close stay consistent for the server.
-const sentToServer = new Set<string>();
-
+// Only generator files reach the server (DocumentStates decides), so that open/change/close stay
+// consistent for the server.
 function clientOptions(): LanguageClientOptions {
-  const mark = (document: vscode.TextDocument) => {
-    analyzing.add(document.uri.toString());
+  const sent = (sendIt: boolean, next: () => Promise<void>) => {
     refreshStatus();
+    return sendIt ? next() : Promise.resolve();
   };
   return {
     documentSelector: [
@@ -61,77 +49,62 @@ function clientOptions(): LanguageClientOptions {
     initializationOptions: serverSettings(configuration(), vscode.workspace.isTrusted),
     outputChannel: output,
     middleware: {
-      didOpen: (document, next) => {
-        if (!isHalideGenerator(document.getText())) return Promise.resolve();
-        sentToServer.add(document.uri.toString());
-        mark(document);
-        return next(document);
-      },
-      didChange: (event, next) => {
-        if (!sentToServer.has(event.document.uri.toString())) return Promise.resolve();
-        mark(event.document);
-        return next(event);
-      },
-      didSave: (document, next) => (sentToServer.has(document.uri.toString()) ? next(document) : Promise.resolve()),
-      didClose: (document, next) => {
-        if (!sentToServer.delete(document.uri.toString())) return Promise.resolve();
-        return next(document);
-      },
+      didOpen: (document, next) => sent(documents.opened(document.uri.toString(), document.getText()), () => next(document)),
+      didChange: (event, next) => sent(documents.changed(event.document.uri.toString()), () => next(event)),
+      didSave: (document, next) => sent(documents.has(document.uri.toString()), () => next(document)),
+      didClose: (document, next) => sent(documents.closed(document.uri.toString()), () => next(document)),
       // VS Code shows the progress itself too; the status bar item names the phase.
       handleWorkDoneProgress: (token, params, next) => {
         next(token, params);
-        const value = params as WorkDoneProgressValue;
-        if (value.kind === 'begin' && value.title) progressTitles.set(token, value.title);
-        latestProgress = progressStatus(value, progressTitles.get(token));
-        if (value.kind === 'end') progressTitles.delete(token);
+        documents.progress(token, params as WorkDoneProgressValue);
         refreshStatus();
       },
     },
   };
 }
 
-async function startServer(context: vscode.ExtensionContext) {
-  if (client || !vscode.workspace.isTrusted) return;
-  const { command, args } = serverCommand(configuration());
-  const server: ServerOptions = { command, args, transport: TransportKind.stdio };
+// A language client for `hlsched serve`, or none in an untrusted workspace.
+function createClient(): LanguageClient | undefined {
+  if (!vscode.workspace.isTrusted) return undefined;
+  const { command, args } = (runningCommand = serverCommand(configuration()));
+  // No `transport`: with TransportKind.stdio the client would append `--stdio`, which
+  // `hlsched serve` rejects (it speaks LSP on stdio by default).
+  const options: ServerOptions = { command, args };
   output.appendLine(`starting: ${command} ${args.join(' ')}`);
-  client = new LanguageClient('hlsched', 'hlsched', server, clientOptions());
+  const client = new LanguageClient('hlsched', 'hlsched', options, clientOptions());
   client.onNotification('hlsched/analysisFinished', (event: AnalysisFinished) => {
-    if (event.status === 'cancelled') return;
-    analyzing.delete(event.uri);
-    lastAnalysis.set(event.uri, event);
+    if (!documents.analysisFinished(event)) return;
     output.appendLine(`analysis of ${event.uri} v${event.version}: ${event.status}` +
       (event.status === 'ok' ? `, ${event.predicted_runtime_ms} ms predicted` : `: ${event.message ?? ''}`) +
       ` (${(event.total_seconds ?? 0).toFixed(2)} s)`);
     refreshStatus();
   });
-  try {
-    await client.start();
-  } catch (error) {
-    const message = `hlsched: could not start "${command}" (${error}). Set hlsched.serverPath to the hlsched executable.`;
-    output.appendLine(message);
-    vscode.window.showErrorMessage(message);
-    client = undefined;
-  }
+  return client;
+}
+
+function reportServerError(what: 'start' | 'stop', error: unknown) {
+  const message = what === 'start'
+    ? `hlsched: could not start "${serverCommand(configuration()).command}" (${error}). ` +
+      'Set hlsched.serverPath to the hlsched executable.'
+    : `hlsched: stopping the server failed (${error}).`;
+  output.appendLine(message);
+  if (what === 'start') vscode.window.showErrorMessage(message);
+}
+
+async function restartServer() {
+  documents.clear();
+  await server.restart();
   refreshStatus();
 }
 
-async function stopServer() {
-  const running = client;
-  client = undefined;
-  sentToServer.clear();
-  analyzing.clear();
-  lastAnalysis.clear();
-  if (running) await running.stop();
-}
-
-async function showStageCosts(context: vscode.ExtensionContext) {
+async function showStageCosts() {
   if (!vscode.workspace.isTrusted) {
     vscode.window.showWarningMessage(UNTRUSTED_STATUS.tooltip);
     return;
   }
   const document = vscode.window.activeTextEditor?.document;
-  if (!client || !document || !sentToServer.has(document.uri.toString())) {
+  const client = server.current;
+  if (!client || !document || !documents.has(document.uri.toString())) {
     vscode.window.showInformationMessage('hlsched: open a Halide generator first.');
     return;
   }
@@ -153,29 +126,28 @@ export async function activate(context: vscode.ExtensionContext) {
   output = vscode.window.createOutputChannel('hlsched');
   statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
   statusItem.command = 'hlsched.showStageCosts';
+  server = new ServerLifecycle(createClient, reportServerError);
   context.subscriptions.push(output, statusItem);
 
   context.subscriptions.push(
-    vscode.commands.registerCommand('hlsched.showStageCosts', () => showStageCosts(context)),
-    vscode.commands.registerCommand('hlsched.restartServer', async () => {
-      await stopServer();
-      await startServer(context);
-    }),
+    vscode.commands.registerCommand('hlsched.showStageCosts', showStageCosts),
+    vscode.commands.registerCommand('hlsched.restartServer', restartServer),
     vscode.window.onDidChangeActiveTextEditor(refreshStatus),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
+      const client = server.current;
       if (!event.affectsConfiguration('hlsched') || !client) return;
-      if (needsRestart((key) => event.affectsConfiguration(key))) {
-        await stopServer();
-        await startServer(context);
+      if (needsRestart(runningCommand, configuration())) {
+        await restartServer();
       } else {
         client.sendNotification('workspace/didChangeConfiguration', {
           settings: { hlsched: serverSettings(configuration(), vscode.workspace.isTrusted) },
         });
       }
     }),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+    vscode.workspace.onDidGrantWorkspaceTrust(async () => {
       output.appendLine('the workspace is trusted now: starting the server');
-      startServer(context);
+      await server.start();
+      refreshStatus();
     }),
   );
 
@@ -188,9 +160,11 @@ export async function activate(context: vscode.ExtensionContext) {
         'Trust the workspace to see predicted runtimes.');
     return;
   }
-  await startServer(context);
+  await server.start();
+  refreshStatus();
 }
 
 export async function deactivate() {
-  await stopServer();
+  await server?.stop();
+  documents.clear();
 }

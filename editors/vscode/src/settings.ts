@@ -45,7 +45,13 @@ export function serverCommand(config: ConfigurationReader): { command: string; a
   return { command, args: ['serve', ...extra] };
 }
 
-/** True when the server must be restarted for a settings change (not just told about it). */
-export function needsRestart(changed: (key: string) => boolean): boolean {
-  return changed('hlsched.serverPath') || changed('hlsched.serverArgs');
+/**
+ * True when the server must be restarted for a settings change (not just told about it): the
+ * command it would be started with now differs from the one it runs. VS Code also reports the
+ * restricted settings (hlsched.serverPath) as changed when the workspace becomes trusted, with
+ * the same values: no restart then.
+ */
+export function needsRestart(running: { command: string; args: string[] }, config: ConfigurationReader): boolean {
+  const wanted = serverCommand(config);
+  return wanted.command !== running.command || JSON.stringify(wanted.args) !== JSON.stringify(running.args);
 }

@@ -108,8 +108,11 @@ test('settings: the extension contributes exactly the server settings, by the se
     .map((key) => key.replace(/^hlsched\./, ''))
     .filter((name) => name !== 'serverPath' && name !== 'serverArgs');
   assert.deepEqual(contributed.sort(), [...SERVER_SETTING_NAMES].sort());
-  assert.equal(needsRestart((key) => key === 'hlsched.serverPath'), true);
-  assert.equal(needsRestart((key) => key === 'hlsched.gpu_profile'), false);
+  const running = serverCommand(configuration({ serverPath: '/opt/hlsched', serverArgs: ['--cache-dir', '/c'] }));
+  assert.equal(needsRestart(running, configuration({ serverPath: '/opt/hlsched', serverArgs: ['--cache-dir', '/c'] })), false);
+  assert.equal(needsRestart(running, configuration({ serverPath: '/usr/bin/hlsched', serverArgs: ['--cache-dir', '/c'] })), true);
+  assert.equal(needsRestart(running, configuration({ serverPath: '/opt/hlsched', serverArgs: [] })), true);
+  assert.equal(needsRestart(running, configuration({ serverPath: '/opt/hlsched', serverArgs: ['--cache-dir', '/c'], gpu_profile: 'a100' })), false);
 });
 
 test('generator detection', () => {

@@ -40,6 +40,11 @@ local function client()
   return client_id and vim.lsp.get_client_by_id(client_id) or nil
 end
 
+-- The buffer a function was given: nil and 0 mean the current one, as in Neovim's own API.
+local function resolve_buf(bufnr)
+  return (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+end
+
 --- True when the buffer's text looks like a Halide generator.
 function M.is_generator(bufnr)
   local lines = vim.api.nvim_buf_get_lines(bufnr, 0, config.scan_lines, false)
@@ -159,7 +164,7 @@ end
 
 --- Attaches the server to `bufnr` (the current buffer by default), starting it if needed.
 function M.attach(bufnr)
-  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  bufnr = resolve_buf(bufnr)
   local id = start()
   if id then vim.lsp.buf_attach_client(bufnr, id) end
   return id
@@ -185,29 +190,29 @@ local function request(method, params, bufnr, on_result)
   end, bufnr)
 end
 
-local function current_uri(bufnr)
-  return vim.uri_from_bufnr((bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr)
-end
-
---- :HlschedCosts - the per-stage cost table in a split. `on_done(buf)` after it is shown.
-function M.show_costs(bufnr, on_done)
-  request('hlsched/stageCosts', { uri = current_uri(bufnr), allowStale = true }, bufnr, function(result, err)
-    local shown = result and views.show_in_split('hlsched://costs', views.costs_lines(result), 'hlschedcosts')
+-- Asks the server for one of its views of the buffer (the last result, even if an edit is still
+-- being analyzed) and shows it in a split named `name`. `on_done(buf, err)` after it is shown.
+local function show_view(method, name, lines_of, filetype, bufnr, on_done)
+  bufnr = resolve_buf(bufnr)
+  request(method, { uri = vim.uri_from_bufnr(bufnr), allowStale = true }, bufnr, function(result, err)
+    local shown = result and views.show_in_split(name, lines_of(result), filetype)
     if on_done then on_done(shown, err) end
   end)
+end
+
+--- :HlschedCosts - the per-stage cost table in a split.
+function M.show_costs(bufnr, on_done)
+  show_view('hlsched/stageCosts', 'hlsched://costs', views.costs_lines, 'hlschedcosts', bufnr, on_done)
 end
 
 --- :HlschedSchedule - the suggested schedule in a split.
 function M.show_schedule(bufnr, on_done)
-  request('hlsched/schedule', { uri = current_uri(bufnr), allowStale = true }, bufnr, function(result, err)
-    local shown = result and views.show_in_split('hlsched://schedule', views.schedule_lines(result), 'cpp')
-    if on_done then on_done(shown, err) end
-  end)
+  show_view('hlsched/schedule', 'hlsched://schedule', views.schedule_lines, 'cpp', bufnr, on_done)
 end
 
 --- :HlschedApply - applies the preferred code action (insert or replace the schedule).
 function M.apply_suggestion(bufnr, on_done)
-  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  bufnr = resolve_buf(bufnr)
   local params = {
     textDocument = { uri = vim.uri_from_bufnr(bufnr) },
     range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } },
@@ -236,7 +241,7 @@ end
 
 --- The last analysis of `bufnr` for a statusline: "hlsched: 0.12 ms" or its status.
 function M.status(bufnr)
-  local a = M.state.analysis[(bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr]
+  local a = M.state.analysis[resolve_buf(bufnr)]
   if not a then return '' end
   if a.status == 'ok' then return 'hlsched: ' .. views.format_ms(a.predicted_runtime_ms) end
   return 'hlsched: ' .. a.status
