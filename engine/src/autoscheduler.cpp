@@ -117,6 +117,9 @@ void set_target_for_buffer_sizes(const PipelineDag &dag, const GpuProfile &gpu, 
 // The options that shape a search's result: a warm start is taken only from an equal search.
 uint64_t search_options_key(const AutoschedulerOptions &o) {
   ContentHash<0x510e527fade682d1ULL> h;
+  // Warm starts saved before the DAG read stages' loops from their algorithm (not from a
+  // pasted schedule's split loops) hold decisions costed on wrong loops: not taken.
+  h.add(std::string("algorithm-loops"));
   h.add(o.gpu_profile);
   h.add(o.model);
   h.add(o.weights);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "hlsched/engine/pipeline_walk.h"
+#include "dag/algorithm_loops.h"
 #include "dag/estimates.h"
 #include "dag/op_counter.h"
 
@@ -127,24 +128,23 @@ std::string definition_text(const Function &f, const Definition &def) {
 }
 
 // The symbolic per-point scope of a stage: every loop variable is the point [v, v].
-Scope<Interval> point_scope(const Definition &def) {
+Scope<Interval> point_scope(const Function &f, const Definition &def, bool is_update) {
   Scope<Interval> scope;
-  for (const Dim &d : def.schedule().dims()) {
-    if (d.var == Var::outermost().name()) continue;
+  for (const Dim &d : algorithm_loops(f, def, is_update)) {
     Expr v = Variable::make(Int(32), d.var);
     scope.push(d.var, Interval(v, v));
   }
   return scope;
 }
 
-std::vector<ProducerAccess> describe_accesses(const Definition &def, bool is_update,
+std::vector<ProducerAccess> describe_accesses(const Function &f, const Definition &def, bool is_update,
                                               const std::map<std::string, Function> &env) {
   std::set<std::string> loop_vars;
-  for (const Dim &d : def.schedule().dims()) loop_vars.insert(d.var);
+  for (const Dim &d : algorithm_loops(f, def, is_update)) loop_vars.insert(d.var);
   AffineDecomposer affine(loop_vars);
 
   CallSiteCounter counter;
-  Scope<Interval> scope = point_scope(def);
+  Scope<Interval> scope = point_scope(f, def, is_update);
   std::map<std::string, Box> boxes;
   for (const Expr &e : definition_exprs(def, is_update)) {
     e.accept(&counter);
@@ -194,8 +194,7 @@ StageNode describe_stage(const Function &f, int index, const std::map<std::strin
   stage.index = index;
   stage.name = f.name() + ".s" + std::to_string(index);
   stage.definition = definition_text(f, def);
-  for (const Dim &d : def.schedule().dims()) {
-    if (d.var == Var::outermost().name()) continue;
+  for (const Dim &d : algorithm_loops(f, def, is_update)) {
     LoopDim loop;
     loop.var = d.var;
     loop.is_rvar = d.is_rvar();
@@ -214,16 +213,17 @@ StageNode describe_stage(const Function &f, int index, const std::map<std::strin
     AssociativeOp op = prove_associativity(f.name(), def.args(), def.values());
     stage.atomic_safe = scatter && op.associative() && op.commutative();
   }
-  stage.accesses = describe_accesses(def, is_update, env);
+  stage.accesses = describe_accesses(f, def, is_update, env);
   return stage;
 }
 
 // A per-point window whose size depends on the point (two calls at x and x + dx read |dx| + 1
 // elements) has no constant size; its largest size over the loops' ranges is what a point reads.
 // Without it the window counts as the producer's whole extent, per point.
-void bound_varying_windows(StageNode &stage, const Definition &def, const Scope<Interval> &ranges) {
+void bound_varying_windows(StageNode &stage, const Function &f, const Definition &def,
+                           const Scope<Interval> &ranges) {
   std::map<std::string, Box> boxes;
-  const Scope<Interval> point = point_scope(def);
+  const Scope<Interval> point = point_scope(f, def, stage.index > 0);
   for (const Expr &e : definition_exprs(def, stage.index > 0))
     for (auto &[name, box] : boxes_required(e, point)) merge_boxes(boxes[name], box);
   for (ProducerAccess &a : stage.accesses) {
@@ -400,7 +400,7 @@ PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
           merge_span(required[producer], spans);
         }
       }
-      bound_varying_windows(stage, def, scope);
+      bound_varying_windows(stage, f, def, scope);
       // Pass 3 for this stage: loop extents and points.
       stage.points = 1;
       for (LoopDim &loop : stage.loops) {

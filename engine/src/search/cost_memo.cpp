@@ -21,7 +21,7 @@ using Hasher = ContentHash<0x2545f4914f6cdd1dULL>;
 // The file format: a magic line, the record count (uint64), fixed-size records (key, total
 // milliseconds), then the XXH3-64 of everything before it. Native byte order: the file stays
 // on the machine that wrote it.
-constexpr char kMagic[] = "hlsched-cost-memo-v6";  // a new cost model or layout: a new version
+constexpr char kMagic[] = "hlsched-cost-memo-v7";  // a new cost model or layout: a new version
 
 struct Record {
   uint64_t key;
@@ -47,6 +47,9 @@ std::vector<uint64_t> func_content_hashes(const PipelineDag &dag) {
     for (const Span &s : f.region) h.add(uint64_t(s.min)), h.add(uint64_t(s.extent()));
     for (const StageNode &stage : f.stages) {
       h.add(stage.definition);
+      // The loops the costs were computed over (engines before v7 read a scheduled Func's split
+      // loops here: their memos hold costs of one-point stages under the same definitions).
+      for (const LoopDim &loop : stage.loops) h.add(loop.var), h.add(uint64_t(loop.is_rvar) * 2 + loop.is_pure);
       for (const ProducerAccess &a : stage.accesses) {
         auto it = by_name.find(a.producer);
         if (it != by_name.end()) h.add(it->second);

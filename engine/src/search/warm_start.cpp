@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -49,6 +50,22 @@ WarmStart WarmStart::from_state(const PipelineDag &dag, const ScheduleState &sta
   return warm;
 }
 
+namespace {
+
+// A decision tiles loops by name: one made for other loops (an older engine read a scheduled
+// Func's split loops, x.xi, for the same definition) does not fit this DAG's stages.
+bool tiles_existing_loops(const FuncNode &func, const FuncDecision &decision) {
+  if (decision.tilings.size() > func.stages.size()) return false;
+  for (size_t s = 0; s < decision.tilings.size(); s++)
+    for (const std::string &var : decision.tilings[s].vars) {
+      const std::vector<LoopDim> &loops = func.stages[s].loops;
+      if (std::none_of(loops.begin(), loops.end(), [&](const LoopDim &l) { return l.var == var; })) return false;
+    }
+  return true;
+}
+
+}  // namespace
+
 WarmStart::Match WarmStart::match(const PipelineDag &dag, uint64_t options_key) const {
   Match m{ScheduleState(dag), 0};
   if (options_key != options_key_) return m;
@@ -56,6 +73,7 @@ WarmStart::Match WarmStart::match(const PipelineDag &dag, uint64_t options_key) 
   for (size_t f = 0; f < dag.funcs.size(); f++) {
     auto it = entries_.find(dag.funcs[f].name);
     if (it == entries_.end() || it->second.local_hash != local[f]) continue;
+    if (!tiles_existing_loops(dag.funcs[f], it->second.decision)) continue;
     FuncDecision decision = it->second.decision;
     if (!it->second.kernel_root.empty()) {
       decision.kernel_root = dag.index_of(it->second.kernel_root);
