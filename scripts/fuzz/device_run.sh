@@ -36,6 +36,19 @@ if ldd "$fuzzer" | grep -E 'not found|version .* not found'; then
   exit 2
 fi
 
+# LeakSanitizer stops the process's threads with ptrace at exit; some sandboxes (gVisor) may not
+# allow that, and then every worker would end as a "crash". One input and an exit tell.
+leaks=on
+"$fuzzer" -runs=1 "$bundle/corpus/$(ls "$bundle/corpus" | head -1)" >"$work/preflight.log" 2>&1
+if grep -q 'LeakSanitizer has encountered a fatal error' "$work/preflight.log"; then
+  leaks="off (LeakSanitizer cannot run here: $(grep -m1 -i 'tracer\|ptrace\|fatal' "$work/preflight.log"))"
+  export ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0
+elif ! grep -q 'Executed .* in' "$work/preflight.log"; then
+  echo "run.sh: the fuzzer failed on one seed:" | tee "$out/summary.txt"
+  tail -20 "$work/preflight.log" | tee -a "$out/summary.txt"
+  exit 2
+fi
+
 pin=()
 if command -v taskset >/dev/null && taskset -c "$cpus" true 2>/dev/null; then pin=(taskset -c "$cpus"); fi
 echo "run.sh: $workers workers for ${seconds}s on CPUs ${cpus} (${pin[*]:-not pinned}), $(nproc) CPUs here" | tee "$log"
@@ -54,6 +67,7 @@ last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1)
 artifacts=$(ls "$work/artifacts" | wc -l)
 {
   echo "exit: $status after ${elapsed}s ($workers workers, CPUs $cpus)"
+  echo "leak detection: $leaks"
   echo "last status line: ${last:-none}"
   echo "inputs executed: $(sed -n 's/^#\([0-9]*\):.*/\1/p' <<<"$last")"
   echo "exec/s (total): $(sed -n 's/.*exec\/s:* \([0-9]*\).*/\1/p' <<<"$last")"
@@ -64,6 +78,6 @@ artifacts=$(ls "$work/artifacts" | wc -l)
   echo "artifacts: $artifacts $(ls "$work/artifacts" | head -20 | tr '\n' ' ')"
   echo "corpus: $(ls "$work/corpus" | wc -l) new inputs, $(du -sk "$work/corpus" | cut -f1) kB"
 } | tee "$work/summary.txt"
-tar -czf "$out/results.tar.gz" -C "$work" fuzz.log corpus artifacts
+tar -czf "$out/results.tar.gz" -C "$work" fuzz.log preflight.log corpus artifacts
 mv "$work/summary.txt" "$out/summary.txt"
 [[ $status -eq 0 && $artifacts -eq 0 ]]
