@@ -23,7 +23,7 @@ mkdir -p "$logs"
 
 start_load() {
   if command -v stress-ng >/dev/null; then
-    nice -n 10 stress-ng --cpu "$stress" --quiet &
+    nice -n 10 stress-ng --cpu "$stress" --quiet 2>/dev/null &
   else
     nice -n 10 bash -c "for i in \$(seq $stress); do while :; do :; done & done; wait" &
   fi
@@ -46,7 +46,7 @@ for run in $(seq "$runs"); do
   minutes=$(( ($(date +%s) - begin + 30) / 60 ))
   stop_load
   summary=$(grep -E '^[0-9]+% tests passed' "$logs/run-$run.log")
-  failed=$(sed -n 's/^ *[0-9]* - \(.*\) (.*)$/\1/p' "$logs/run-$run.log" | tr '\n' ';')
+  failed=$(sed -n 's/^[[:space:]]*[0-9]* - \(.*\) (.*)$/\1/p' "$logs/run-$run.log" | tr '\n' ';')
   echo "run $run: exit $status, $summary, ${minutes} min, load $(cut -d' ' -f1-3 /proc/loadavg)${failed:+, FAILED: $failed}"
   [[ $status -ne 0 ]] && any_failed=1
 done
