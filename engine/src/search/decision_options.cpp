@@ -563,7 +563,16 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
     }
     if (f.stages.size() > 1 && !limits.coarse) {
       if (!updates) updates = update_choices(dag, func, root, gpu, /*rank=*/!limits.every_update_option);
+      const size_t first_variant = options.size();
       add_update_variants(root, index, *updates, limits.every_update_option, options);
+      // Random walks: the update variants in slabs too (a slab split composed with the unroll's).
+      for (size_t v = first_variant, end = options.size(); v < end && limits.every_update_option; v++) {
+        const std::vector<int64_t> slabs = slab_sizes(f.stages.back(), options[v].tilings.back());
+        if (slabs.empty()) continue;
+        FuncDecision staged = options[v];
+        staged.tilings.back().slab = slabs[(index + v) % slabs.size()];
+        options.push_back(staged);
+      }
     }
     // Scatters with few points and many updates (histograms) contend on their atomics: the
     // same kernel privatized per block, with a few strip heights. Only the last stage: the copy
