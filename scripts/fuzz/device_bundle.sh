@@ -101,4 +101,4 @@ if env -u LD_LIBRARY_PATH LD_LIBRARY_PATH="$out/lib" ldd "$out/bin/fuzz_language
   echo "device_bundle: a library is missing from $out/lib" >&2
   exit 1
 fi
-echo "device_bundle: $out ($(du -sh "$out" | cut -f1); libraries: $(ls "$out/lib" | tr '\n' ' '))" >&2
+echo "device_bundle: $out ($(du -sh --apparent-size "$out" | cut -f1); libraries: $(ls "$out/lib" | tr '\n' ' '))" >&2
