@@ -1,7 +1,9 @@
 #include "fuzz_fake_indexer.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace hlsched::server::testing {
@@ -76,7 +78,7 @@ void find_objects(const std::string &text, GeneratorClass &g) {
     const std::string id = k.identifier;
     for (std::size_t at = text.find(id, g.definition.begin); at != kNone && at < g.definition.end;
          at = text.find(id, at + 1)) {
-      if ((at > 0 && is_identifier_char(text[at - 1])) || is_identifier_char(text[identifier_end(text, at)] ))
+      if ((at > 0 && is_identifier_char(text[at - 1])) || is_identifier_char(text[identifier_end(text, at)]))
         continue;  // part of a longer identifier
       DeclaredObject o;
       o.kind = k.kind;
@@ -107,7 +109,7 @@ SourceIndex header(const lsp::DocumentSnapshot &snapshot) {
 
 SourceIndex FakeIndexer::index(const lsp::IndexJob &job) {
   std::vector<lsp::DocumentSnapshot> &earlier = history_[job.snapshot.uri];
-  const std::size_t shape = bytes_.ConsumeIntegralInRange<int>(0, 15);
+  const int shape = bytes_.ConsumeIntegralInRange<int>(0, 15);
   SourceIndex index;
   if (shape <= 6) {
     index = plausible(job.snapshot);
