@@ -199,7 +199,7 @@ MeasurePick pick_fastest(const json &results, const json &collection) {
 
 std::string measure_report(const MeasurePick &pick) {
   std::ostringstream out;
-  out << "candidate  predicted      measured       \n";
+  out << "candidate  predicted      measured\n";
   for (size_t i = 0; i < pick.candidates.size(); i++) {
     const CandidateOutcome &c = pick.candidates[i];
     char line[256];
