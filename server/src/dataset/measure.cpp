@@ -68,9 +68,10 @@ json pipeline_ref(const server::AnalysisRequest &analysis, const CollectionOptio
   if (example)
     return {{"id", "example:" + app}, {"kind", "example"}, {"source", "examples/" + app + "/" + app + "_generator.cpp"},
             {"generator", analysis.generator}, {"params", params}};
-  return {{"id", "generator:" + analysis.source.string() + (analysis.generator.empty() ? "" : ":" + analysis.generator)},
+  // Absolute: `hlsched train` finds the source again from wherever it runs.
+  return {{"id", "generator:" + source.string() + (analysis.generator.empty() ? "" : ":" + analysis.generator)},
           {"kind", "generator"},
-          {"source", analysis.source.string()},
+          {"source", source.string()},
           {"generator", analysis.generator},
           {"params", params}};
 }
