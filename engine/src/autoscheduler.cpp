@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <set>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
@@ -173,14 +174,16 @@ ScheduleResult simple_result(const PipelineDag &dag, const GpuProfile &gpu) {
 
 }  // namespace
 
-ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const PipelineDag &dag,
-                                 const AutoschedulerOptions &options) {
+std::vector<ScheduleResult> schedule_candidates(const Halide::Pipeline &pipeline, const PipelineDag &dag,
+                                                const AutoschedulerOptions &options, int count) {
   (void)pipeline;
   const auto start = std::chrono::steady_clock::now();
   const GpuProfile &gpu = find_gpu_profile(options.gpu_profile);
-  ScheduleResult result;
+  std::vector<ScheduleResult> results;
+  SearchStats stats;
   if (options.strategy == "simple") {
-    result = simple_result(dag, gpu);
+    results.push_back(simple_result(dag, gpu));
+    stats.states_evaluated = 1;
   } else if (options.strategy == "beam") {
     CostMemo memo;
     const bool keep_memo = options.memo && !options.memo_path.empty();
@@ -200,13 +203,19 @@ ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const Pipelin
         if (!outcome.best.decided[f]) stuck = dag.funcs[f].name;
       spdlog::warn("hlsched: the beam search found no complete schedule (no valid option for {}); "
                    "using the simple schedule", stuck);
-      result = simple_result(dag, gpu);
+      results.push_back(simple_result(dag, gpu));
       outcome.stats.fallback = "no valid option for " + stuck;
     } else {
-      result = result_for_state(dag, outcome.best, gpu, "beam", select_cost_model(options).get());
+      const std::shared_ptr<const LearnedCostModel> model = select_cost_model(options);
+      std::set<std::string> seen;  // states that differ only where nothing is emitted are one schedule
+      for (const ScheduleState &state : outcome.ranked) {
+        if (int(results.size()) >= std::max(1, count)) break;
+        ScheduleResult r = result_for_state(dag, state, gpu, "beam", model.get());
+        if (seen.insert(r.schedule_code).second) results.push_back(std::move(r));
+      }
     }
-    result.search = outcome.stats;
-    result.search.memo_entries_loaded = loaded;
+    stats = outcome.stats;
+    stats.memo_entries_loaded = loaded;
     if (keep_memo) {
       if (memo.size() != size_t(loaded)) memo.save(options.memo_path);  // nothing new: keep the file
       if (outcome.best.complete())
@@ -215,10 +224,20 @@ ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const Pipelin
   } else {
     throw std::invalid_argument("unknown search strategy '" + options.strategy + "' (beam, simple)");
   }
-  result.search.strategy = options.strategy;
-  result.search.time_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return result;
+  stats.strategy = options.strategy;
+  stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  for (ScheduleResult &r : results) r.search = stats;
+  return results;
+}
+
+ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const PipelineDag &dag,
+                                 const AutoschedulerOptions &options) {
+  if (options.candidate < 0) throw std::invalid_argument("candidate must be 0 or more");
+  std::vector<ScheduleResult> results = schedule_candidates(pipeline, dag, options, options.candidate + 1);
+  if (int(results.size()) <= options.candidate)
+    throw std::invalid_argument("the search found " + std::to_string(results.size()) +
+                                " distinct schedules: there is no candidate " + std::to_string(options.candidate));
+  return std::move(results[size_t(options.candidate)]);
 }
 
 std::vector<ScheduleResult> sample_schedules(const Halide::Pipeline &pipeline, const PipelineDag &dag,

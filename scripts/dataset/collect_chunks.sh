@@ -8,23 +8,27 @@
 #
 # Chunk NAME goes to .bundle-data-NAME/ (bench.tar.xz, run.sh, collection.json; git-ignored);
 # logs to .bundle-data-NAME.log. Environment: HLSCHED (default build/bin/hlsched), JOBS (2),
-# COLLECTION (the collection name's prefix, default h200-2026-12-01).
+# COLLECTION (the collection name's prefix, default h200-2026-12-01), MIN_STAGES / MAX_STAGES
+# (random pipelines' stage range, default 2-12), NICE (niceness, default 10).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 hlsched=${HLSCHED:-$here/build/bin/hlsched}
 jobs=${JOBS:-2}
 prefix=${COLLECTION:-h200-2026-12-01}
+min_stages=${MIN_STAGES:-2}
+max_stages=${MAX_STAGES:-12}
+niceness=${NICE:-10}
 for chunk in "$@"; do
   IFS=: read -r name a b c <<< "$chunk"
   out="$here/.bundle-data-$name"
   if [[ "$a" == examples ]]; then
     args=(--all-examples --samples "$b")
   else
-    args=(--random "$b" --first-seed "$a" --samples "$c" --min-stages 2 --max-stages 12)
+    args=(--random "$b" --first-seed "$a" --samples "$c" --min-stages "$min_stages" --max-stages "$max_stages")
   fi
   start=$(date +%s)
   echo "chunk $name: ${args[*]} (started $(date -u +%H:%M:%S))"
-  nice "$hlsched" dataset collect --name "$prefix-$name" "${args[@]}" --jobs "$jobs" --out "$out" \
+  nice -n "$niceness" "$hlsched" dataset collect --name "$prefix-$name" "${args[@]}" --jobs "$jobs" --out "$out" \
     > "$out.log" 2>&1
   echo "chunk $name: exit $? after $(( $(date +%s) - start )) s; $(grep -E '^bundle:' "$out.log")"
 done

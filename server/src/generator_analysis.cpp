@@ -49,6 +49,7 @@ std::vector<std::string> worker_argv(const AnalysisRequest &request, const std::
   if (!request.stmt_path.empty()) argv.insert(argv.end(), {"--stmt-out", request.stmt_path});
   if (!request.schedule_path.empty()) argv.insert(argv.end(), {"--schedule", request.schedule_path});
   if (request.verify) argv.push_back("--verify");
+  if (request.task == "candidates") argv.insert(argv.end(), {"--count", std::to_string(request.sample_count)});
   if (request.task == "sample")
     argv.insert(argv.end(), {"--count", std::to_string(request.sample_count), "--sample-seed",
                              std::to_string(request.sample_seed), "--sample-first",

@@ -21,7 +21,7 @@ namespace hlsched::server {
 
 struct AnalysisRequest {
   std::filesystem::path source;
-  std::string task = "schedule";  ///< "schedule", "dag", "lower" or "apply" (see worker_main.h)
+  std::string task = "schedule";  ///< "schedule", "candidates", "dag", "lower", "apply", ... (see worker_main.h)
   std::string generator;
   std::map<std::string, std::string> params;
   std::string gpu_profile = "h200";
@@ -30,7 +30,7 @@ struct AnalysisRequest {
   bool verify = false;
   std::string stmt_path;
   std::string schedule_path;  ///< "apply": the schedule JSON to apply
-  int sample_count = 1;       ///< "sample"
+  int sample_count = 1;       ///< "sample"; "candidates": how many schedules
   uint64_t sample_seed = 0;   ///< "sample"
   int sample_first = 0;       ///< "sample": index of the first random walk
   std::chrono::milliseconds time_limit{60000};  ///< for building the pipeline and scheduling it

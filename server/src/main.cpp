@@ -10,6 +10,7 @@
 #include "bench/bench_command.h"
 #include "dataset/autotune_command.h"
 #include "dataset/dataset_command.h"
+#include "dataset/measure.h"
 #include "generator_analysis.h"
 #include "hlsched/engine/gpu_profile.h"
 #include "logging.h"
@@ -207,6 +208,21 @@ int main(int argc, char **argv) {
   hlsched::server::add_search_options(schedule, search_options);
   schedule->add_flag("--verify", verify, "Also compile the scheduled pipeline for the target");
   schedule->add_option("--stmt-out", stmt_out, "Write the lowered program of the scheduled pipeline here");
+  // --measure (docs/COST_MODEL.md, "Measuring the best candidates"): the search's best K on a GPU.
+  hlsched::dataset::MeasureRequest measure;
+  schedule->add_option("--measure", measure.count,
+                       "Benchmark the search's K best candidates on a GPU and print the fastest measured one")
+      ->check(CLI::Range(1, 64));
+  schedule->add_option("--measure-out", measure.out_dir, "--measure: the candidates' benchmark bundle folder");
+  schedule->add_option("--measure-results", measure.results_path,
+                       "--measure: the runner's results of that bundle (run elsewhere): pick the fastest")
+      ->check(CLI::ExistingFile);
+  schedule->add_option("--measure-dataset", measure.dataset, "--measure: the dataset the measurements are appended to");
+  schedule->add_option("--measure-budget", measure.run_budget_s, "--measure: seconds the benchmark run may take")
+      ->check(CLI::PositiveNumber);
+  schedule->add_option("--measure-driver", measure.driver, "--measure: NVIDIA driver version for the records");
+  schedule->add_flag("--measure-no-gpu", measure.force_no_gpu,
+                     "--measure: do not look for a GPU: build the bundle and say how to run it");
 
   SourceOptions dag_options;
   CLI::App *dag = app.add_subcommand("dag", "Print the pipeline DAG the scheduler works from");
@@ -293,6 +309,13 @@ int main(int argc, char **argv) {
 
   try {
     hlsched::server::setup_logging(log_level);
+    if (*schedule && (schedule->count("--measure") || schedule->count("--measure-results"))) {
+      if (schedule_options.json || verify || !stmt_out.empty())
+        throw std::invalid_argument("--measure cannot be combined with --json, --verify or --stmt-out");
+      measure.analysis = schedule_options.request("schedule");
+      measure.analysis.search = search_options;
+      return hlsched::dataset::measure_schedule(measure);
+    }
     if (*schedule) return run_schedule(schedule_options, search_options, verify, stmt_out);
     if (*dag) return run_dag(dag_options);
     if (*serve) return hlsched::server::lsp::run_serve(serve_options);

@@ -100,6 +100,7 @@ json to_json(const ScheduleResult &result) {
           {"gpu_profile", result.gpu_profile},
           {"cost_model", result.cost_model},
           {"decisions", result.decisions},
+          {"constructs", result.constructs},  // the schedule-space constructs it uses (ARCHITECTURE.md)
           {"search",
            {{"time_ms", result.search.time_ms},
             {"states_evaluated", result.search.states_evaluated},

@@ -21,6 +21,9 @@ void add_search_options(CLI::App *command, AutoschedulerOptions &o) {
       ->check(CLI::IsMember({"hand", "learned"}));
   command->add_option("--weights", o.weights, "Learned model weights from hlsched train (default: embedded for the GPU)")
       ->check(CLI::ExistingFile);
+  command->add_option("--candidate", o.candidate,
+                      "Return the search's candidate N instead of its best (0: the best; ranked by prediction)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 std::vector<std::string> search_option_args(const AutoschedulerOptions &o) {
@@ -38,6 +41,7 @@ std::vector<std::string> search_option_args(const AutoschedulerOptions &o) {
   if (!o.memo_path.empty()) args.insert(args.end(), {"--memo-file", o.memo_path});
   args.insert(args.end(), {"--model", o.model});
   if (!o.weights.empty()) args.insert(args.end(), {"--weights", o.weights});
+  if (o.candidate != 0) args.insert(args.end(), {"--candidate", std::to_string(o.candidate)});
   return args;
 }
 

@@ -226,6 +226,15 @@ json run_task(const WorkerRequest &request) {
             {"children_per_second", t.children_per_second}, {"states_costed_per_second", t.states_costed_per_second},
             {"hashes_per_second", t.hashes_per_second}};
   }
+  if (request.task == "candidates") {
+    // The search's best `sample_count` distinct schedules, best predicted first (--measure).
+    AutoschedulerOptions options = request.search;
+    options.gpu_profile = request.gpu_profile;
+    json candidates = json::array();
+    for (const ScheduleResult &r : schedule_candidates(inst.pipeline, dag, options, request.sample_count))
+      candidates.push_back(to_json(r));
+    return {{"generator", name}, {"candidates", candidates}};
+  }
   if (request.task != "schedule") throw std::invalid_argument("unknown worker task '" + request.task + "'");
 
   AutoschedulerOptions options = request.search;

@@ -11,7 +11,7 @@
 namespace hlsched::server {
 
 struct WorkerRequest {
-  std::string task;          ///< "dag", "schedule", "lower", "apply", "sample" or "options-bench"
+  std::string task;          ///< "dag", "schedule", "candidates", "lower", "apply", "sample" or "options-bench"
   std::string library;       ///< the generator's shared object
   std::string generator;     ///< empty: the only registered one
   std::map<std::string, std::string> params;
@@ -22,7 +22,7 @@ struct WorkerRequest {
   std::string stmt_path;     ///< optional: the lowered program is written here
   bool verify = false;       ///< "schedule": also compile the applied schedule for the target
   std::string schedule_path; ///< "apply": a schedule JSON (the "schedule" field of a result)
-  int sample_count = 1;      ///< "sample": how many random schedules
+  int sample_count = 1;      ///< "sample": how many random schedules; "candidates": how many schedules
   uint64_t sample_seed = 0;  ///< "sample": their seed
   int sample_first = 0;      ///< "sample": the first walk's index (walks first .. first + count - 1)
 };

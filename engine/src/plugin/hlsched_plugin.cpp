@@ -11,7 +11,9 @@
 //
 // "strategy=sample,seed=S,sample=I" applies random schedule I of seed S instead of searching: the
 // schedule `hlsched sample --seed S` draws as its I-th random walk (sample_schedules), so that a
-// benchmark can compile and check random schedules one variant at a time.
+// benchmark can compile and check random schedules one variant at a time. "candidate=K" applies
+// the search's K-th runner-up (0: the best; `hlsched schedule --measure`), the same search run
+// again: it is deterministic for a seed unless its time budget runs out.
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -68,6 +70,11 @@ PluginOptions options_from_environment() {
         throw std::invalid_argument("HLSCHED_OPTIONS: sample index " + value + " is too large");
       plugin.sample_index = int(index);
     }
+    else if (key == "candidate") {
+      const uint64_t index = parse_count(key, value);
+      if (index > 1000) throw std::invalid_argument("HLSCHED_OPTIONS: candidate " + value + " is too large");
+      options.candidate = int(index);
+    }
     else if (key == "time-budget") options.time_budget_s = number();
     else if (key == "memo-file") options.memo_path = value;
     else if (key == "model") options.model = value;
@@ -75,12 +82,15 @@ PluginOptions options_from_environment() {
     else
       throw std::invalid_argument("HLSCHED_OPTIONS: unknown option '" + key +
                                   "' (gpu, strategy, beam-size, passes, no-freeze, no-sampling, no-memo, seed, "
-                                  "sample, time-budget, memo-file, model, weights)");
+                                  "sample, candidate, time-budget, memo-file, model, weights)");
   }
   if (options.strategy == "sample" && plugin.sample_index < 0) plugin.sample_index = 0;
   if (options.strategy != "sample" && plugin.sample_index >= 0)
     throw std::invalid_argument("HLSCHED_OPTIONS: sample=" + std::to_string(plugin.sample_index) +
                                 " needs strategy=sample (not '" + options.strategy + "')");
+  if (options.candidate > 0 && options.strategy != "beam")
+    throw std::invalid_argument("HLSCHED_OPTIONS: candidate=" + std::to_string(options.candidate) +
+                                " needs strategy=beam (not '" + options.strategy + "')");
   return plugin;
 }
 

@@ -419,6 +419,7 @@ SearchOutcome BeamSearch::run(const ScheduleState *previous) {
   if (previous && previous->num_decided > 0 && warm_pass(*previous, warm)) {
     stats_.time_ms = (now_s() - start) * 1e3;
     warm.stats = stats_;
+    warm.ranked = {warm.best};
     return warm;
   }
   const int64_t warm_states = stats_.states_evaluated;
@@ -428,7 +429,8 @@ SearchOutcome BeamSearch::run(const ScheduleState *previous) {
 
   // Pass 0: inline or root only, narrow beam.
   Beam coarse = search_pass(/*coarse=*/true, {}, nullptr, std::max(4, options_.beam_size / 4));
-  SearchOutcome outcome{coarse.empty() ? ScheduleState(dag_) : coarse.front(), {}};
+  SearchOutcome outcome{coarse.empty() ? ScheduleState(dag_) : coarse.front(), {}, {}};
+  add_finalists(coarse, outcome);
   stats_.passes_completed = 1;
 
   if (!coarse.empty()) {
@@ -439,12 +441,27 @@ SearchOutcome BeamSearch::run(const ScheduleState *previous) {
       Beam fine = search_pass(/*coarse=*/false, frozen, &source, options_.beam_size);
       if (!fine.empty() && fine.front().complete() && fine.front().cost_ms < outcome.best.cost_ms)
         outcome.best = fine.front();
+      add_finalists(fine, outcome);
       stats_.passes_completed++;
     }
   }
+  rank_finalists(outcome);
   stats_.time_ms = (now_s() - start) * 1e3;
   outcome.stats = stats_;
   return outcome;
+}
+
+void BeamSearch::add_finalists(const Beam &beam, SearchOutcome &outcome) {
+  for (const ScheduleState &state : beam)
+    if (state.complete() && std::isfinite(state.cost_ms)) outcome.ranked.push_back(state);
+}
+
+void BeamSearch::rank_finalists(SearchOutcome &outcome) {
+  // Stable: among equal costs the earlier (coarser) pass's state comes first, as `best` does.
+  std::stable_sort(outcome.ranked.begin(), outcome.ranked.end(),
+                   [](const ScheduleState &a, const ScheduleState &b) { return a.cost_ms < b.cost_ms; });
+  // `best` leads even where a later pass found an equal cost (run() keeps the first one found).
+  if (outcome.best.complete()) outcome.ranked.insert(outcome.ranked.begin(), outcome.best);
 }
 
 ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {

@@ -33,6 +33,10 @@ namespace hlsched {
 struct SearchOutcome {
   ScheduleState best;
   SearchStats stats;
+  /// Complete, valid states of the passes' final beams, cheapest first; `best` is the first when
+  /// it is complete. May repeat a schedule (the caller compares what they emit). The candidates
+  /// `hlsched schedule --measure K` benchmarks.
+  std::vector<ScheduleState> ranked;
 };
 
 class BeamSearch {
@@ -70,6 +74,10 @@ private:
   const std::vector<DecisionPtr> &standalone(int func, bool coarse);
   std::vector<DecisionPtr> sample(std::vector<DecisionPtr> options);
   Beam select(Beam candidates, int beam_size) const;
+  /// Adds a pass's final beam to the outcome's candidates.
+  static void add_finalists(const Beam &beam, SearchOutcome &outcome);
+  /// Orders the candidates, the best first.
+  static void rank_finalists(SearchOutcome &outcome);
   void add_retiled_fusions(const ScheduleState &state, int func, const DecisionPtr &fusion,
                            const std::vector<bool> &frozen, const ScheduleState *frozen_source, Beam &next);
   const std::vector<DecisionPtr> &retilings(int kernel);

@@ -70,6 +70,8 @@ void apply_plugin_options(const BenchVariant &variant, AnalysisRequest &request)
   std::stringstream items(it->second);
   std::string item;
   while (std::getline(items, item, ',')) {
+    if (item == "no-freeze") request.search.freeze = false;
+    if (item == "no-sampling") request.search.sampling = false;
     const auto eq = item.find('=');
     if (eq == std::string::npos) continue;
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
@@ -77,6 +79,11 @@ void apply_plugin_options(const BenchVariant &variant, AnalysisRequest &request)
     if (key == "strategy") request.search.strategy = value;
     if (key == "seed") request.sample_seed = request.search.seed = std::stoull(value);
     if (key == "sample") request.sample_first = std::stoi(value);
+    if (key == "candidate") request.search.candidate = std::stoi(value);
+    if (key == "beam-size") request.search.beam_size = std::stoi(value);
+    if (key == "passes") request.search.passes = std::stoi(value);
+    if (key == "model") request.search.model = value;
+    if (key == "weights") request.search.weights = value;
     if (key == "time-budget" || key == "time_budget") request.search.time_budget_s = std::stod(value);
   }
 }

@@ -7,6 +7,7 @@
 
 #include "bench/bench_variant.h"
 #include "bench/bench_command.h"
+#include "dataset/local_gpu.h"
 #include "hlsched/engine/worker_process.h"
 
 namespace hlsched::dataset {
@@ -70,12 +71,7 @@ std::string runner_options(double time_budget_s) {
   return out.str();
 }
 
-bool local_gpu_present() {
-  WorkerLimits limits;
-  limits.time_limit = std::chrono::seconds(30);
-  const WorkerOutcome smi = run_worker({"nvidia-smi", "-L"}, limits);
-  return smi.succeeded() && smi.stdout_text.find("GPU") != std::string::npos;
-}
+bool local_gpu_present() { return local_cuda_device_count() > 0; }
 
 int autotune(const AutotuneRequest &request) {
   if (!request.ingest_results.empty()) {

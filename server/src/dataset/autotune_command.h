@@ -4,8 +4,8 @@
 //   hlsched autotune [--random 100 --samples 4 ...] --dataset D.jsonl.zst --weights-out W
 //       1. sample: plans random pipelines (and examples) under sampled and searched schedules
 //       2. bundle: AOT-compiles them into a benchmark bundle (hlsched dataset collect)
-//       3. run: on this machine's GPU when it has one (nvidia-smi answers and the bundle's
-//          runner is here); otherwise prints the command to run the bundle elsewhere and stops
+//       3. run: on this machine's GPU when it has one (the CUDA driver reports one and the
+//          bundle's runner is here); otherwise prints the command to run the bundle elsewhere and stops
 //       4. ingest: the results become dataset records, appended to D
 //       5. retrain: `hlsched train --data D --out W`, when this build has the trainer
 //   hlsched autotune --ingest RESULTS.json --collection BUNDLE/collection.json --dataset D ...
@@ -35,7 +35,7 @@ struct AutotuneRequest {
 /// The runner options the loop measures with (also printed for remote runs).
 std::string runner_options(double time_budget_s);
 
-/// True when a GPU the runner can use is present: `nvidia-smi -L` lists one.
+/// True when a GPU the runner can use is present: the CUDA driver reports one (local_gpu.h).
 bool local_gpu_present();
 
 int autotune(const AutotuneRequest &request);

@@ -37,16 +37,31 @@ std::string format_ms(double ms) {
 
 }  // namespace
 
-int collect(const CollectRequest &request) {
-  CollectionOptions options = request.collection;
+CollectionOptions with_this_builds_paths(CollectionOptions options) {
   if (options.examples_dir.empty()) options.examples_dir = server::bench::this_source_trees_examples();
   if (options.plugin.empty()) options.plugin = server::bench::this_builds_plugin();
+  return options;
+}
+
+int collect(const CollectRequest &request) {
+  const CollectionOptions options = with_this_builds_paths(request.collection);
   const fs::path out = request.out_dir;
   const fs::path work = out.string() + ".work";
   fs::create_directories(work);
   const CollectionPlan plan = plan_collection(options, work);
   if (plan.variants.empty()) throw std::invalid_argument("nothing to collect: give --random N or --example APP");
+  if (const int status = build_collection_bundle(options, plan, request); status != 0) return status;
+  std::cout << "run it on the GPU machine (results into $OUT):\n  bash " << (out / "run.sh").string()
+            << " --time-budget 480 --app-timeout 60 --warmup 1 --min-reps 5 --seconds-per-variant 0.05 --kernel-reps 1\n"
+            << "then: hlsched dataset ingest RESULTS.json --collection " << (out / "collection.json").string()
+            << " -o DATASET.jsonl.zst --append\n";
+  return 0;
+}
 
+int build_collection_bundle(const CollectionOptions &options, const CollectionPlan &plan, const CollectRequest &request) {
+  const fs::path out = request.out_dir;
+  const fs::path work = out.string() + ".work";
+  fs::create_directories(work);
   server::bench::BundleOptions bundle;
   for (const auto &p : plan.variants) bundle.variants.push_back(p.variant);
   server::bench::use_this_builds_tools(bundle);
@@ -86,11 +101,7 @@ int collect(const CollectRequest &request) {
   std::ofstream(out / "collection.json") << collection.dump(1) << "\n";
   std::cout << "bundle: " << summary.archive.string() << " (" << (summary.archive_bytes >> 20) << " MiB), "
             << summary.compiled << " variants compiled, " << summary.failed << " failed, in " << int(summary.seconds)
-            << " s\ncollection manifest: " << (out / "collection.json").string() << "\n"
-            << "run it on the GPU machine (results into $OUT):\n  bash " << (out / "run.sh").string()
-            << " --time-budget 480 --app-timeout 60 --warmup 1 --min-reps 5 --seconds-per-variant 0.05 --kernel-reps 1\n"
-            << "then: hlsched dataset ingest RESULTS.json --collection " << (out / "collection.json").string()
-            << " -o DATASET.jsonl.zst --append\n";
+            << " s\ncollection manifest: " << (out / "collection.json").string() << "\n";
   return 0;
 }
 

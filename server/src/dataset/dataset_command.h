@@ -31,6 +31,14 @@ struct CollectRequest {
 };
 int collect(const CollectRequest &request);
 
+/// The examples folder and plugin of this source tree and build where `options` leaves them empty.
+CollectionOptions with_this_builds_paths(CollectionOptions options);
+
+/// collect()'s second half, for any plan (`hlsched schedule --measure` plans its own): builds
+/// the plan's bundle into request.out_dir and writes the collection manifest beside it
+/// (request.collection is not read: `options` is). Returns the process exit code.
+int build_collection_bundle(const CollectionOptions &options, const CollectionPlan &plan, const CollectRequest &request);
+
 /// The options `dataset collect` and `autotune` share: what to collect (collection, bundle
 /// folder, parallel compilations). --all-examples sets `all_examples`; then call
 /// finish_collect_request().

@@ -32,6 +32,9 @@ struct AutoschedulerOptions {
   /// hybrid network of cost/learned_model.h, with `weights` or the GPU's embedded weights).
   std::string model = "hand";
   std::string weights;          ///< learned model: a weights file from `hlsched train` (empty: embedded)
+  /// Beam strategy: which of the search's distinct schedules, best predicted first, to return
+  /// (0: the best). `hlsched schedule --measure K` builds candidates 0..K-1, one per variant.
+  int candidate = 0;
 };
 
 /// Predicted cost of one stage, split into terms that each mean something physical.
@@ -84,6 +87,13 @@ const std::vector<std::string> &schedule_constructs();
 /// Schedules the pipeline for the GPU. Does not modify the pipeline (see apply_schedule).
 ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const PipelineDag &dag,
                                  const AutoschedulerOptions &options);
+
+/// The beam search's `count` best distinct schedules (distinct as emitted code), best predicted
+/// first; fewer when the search's final beams hold fewer. Element i is what schedule_pipeline()
+/// returns with `candidate` = i (one search: the options' `candidate` is ignored). Other
+/// strategies give their one schedule.
+std::vector<ScheduleResult> schedule_candidates(const Halide::Pipeline &pipeline, const PipelineDag &dag,
+                                                const AutoschedulerOptions &options, int count);
 
 /// Random complete schedules drawn by random walks over the search's options (training data,
 /// fuzzing): samples first_index .. first_index + count - 1 of the sequence for `seed`. Each sample

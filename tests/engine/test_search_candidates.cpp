@@ -1,0 +1,57 @@
+// The search's K best candidates (`hlsched schedule --measure K`): distinct schedules, the first
+// the search's own result, ranked by prediction, each one what `candidate = i` returns alone.
+// (Cost: four small searches, a few seconds.)
+#include <catch2/catch.hpp>
+#include <regex>
+#include <set>
+
+#include "halide_test_support.h"
+#include "hlsched/engine/autoscheduler.h"
+
+using namespace hlsched;
+using namespace hlsched::testing;
+
+namespace {
+
+// Halide names Funcs uniquely per process: "blur_x$2" in a second instance is "blur_x".
+std::string without_instance_suffixes(const std::string &text) {
+  return std::regex_replace(text, std::regex("\\$[0-9]+"), "");
+}
+
+AutoschedulerOptions options_for_candidates() {
+  AutoschedulerOptions options;
+  options.seed = 3;
+  options.time_budget_s = 600;  // never cut short: every search must visit the same states
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("the search's best candidates are distinct, ranked, and led by its own result", "[search][candidates]") {
+  const GeneratorParams params = {{"radius", "2"}};
+  auto inst = instantiate_generator("stencil_small", default_gpu_target(), params);
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const AutoschedulerOptions options = options_for_candidates();
+
+  const std::vector<ScheduleResult> candidates = schedule_candidates(inst.pipeline, dag, options, 4);
+  REQUIRE(candidates.size() >= 2);
+  CHECK(candidates.size() <= 4);
+  std::set<std::string> codes;
+  for (size_t i = 0; i < candidates.size(); i++) {
+    INFO("candidate " << i);
+    CHECK(codes.insert(without_instance_suffixes(candidates[i].schedule_code)).second);
+    if (i > 0) CHECK(candidates[i].predicted_runtime_ms >= candidates[0].predicted_runtime_ms * (1 - 1e-9));
+  }
+
+  const ScheduleResult best = schedule_pipeline(inst.pipeline, dag, options);
+  CHECK(without_instance_suffixes(best.schedule_code) == without_instance_suffixes(candidates[0].schedule_code));
+
+  AutoschedulerOptions second = options;
+  second.candidate = 1;
+  const ScheduleResult runner_up = schedule_pipeline(inst.pipeline, dag, second);
+  CHECK(without_instance_suffixes(runner_up.schedule_code) == without_instance_suffixes(candidates[1].schedule_code));
+
+  AutoschedulerOptions too_far = options;
+  too_far.candidate = 100000;
+  CHECK_THROWS_WITH(schedule_pipeline(inst.pipeline, dag, too_far), Catch::Contains("no candidate 100000"));
+}
