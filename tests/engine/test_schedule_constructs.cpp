@@ -12,6 +12,7 @@
 #include "hlsched/engine/compile_check.h"
 #include "cost/gpu_cost_model.h"
 #include "cost/kernel_model.h"
+#include "cost/learned_model.h"
 #include "schedule/state_to_spec.h"
 #include "search/decision_options.h"
 
@@ -214,6 +215,31 @@ TEST_CASE("an unrolled reduction loop is charged a shorter chain of steps and fe
   CHECK(code.find(".update(0).split(k_x, k_xo, k_xi, 3, TailStrategy::GuardWithIf)\n    .unroll(k_xi)") !=
         std::string::npos);
   CHECK(code.find("RVar k_x(\"k$x\"), k_xi(\"k$xi\"), k_xo(\"k$xo\")") != std::string::npos);
+}
+
+TEST_CASE("the search's cost model ranks an update's unrolls and own tilings", "[schedule][constructs][cost_model]") {
+  auto inst = instantiate_generator("fused_reductions_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const int weighted = func_named(dag, "weighted");
+  REQUIRE(weighted >= 0);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  auto unrolls = [&](const OptionLimits &limits) {
+    int n = 0;
+    for (const FuncDecision &d : standalone_options(dag, weighted, gpu, limits))
+      if (d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].reduction_unroll > 1) n++;
+    return n;
+  };
+  // The hand model charges the unrolled taps a shorter chain (the test above): some option unrolls.
+  REQUIRE(unrolls(OptionLimits{}) > 0);
+  // A learned model that charges every kernel its launch alone ranks no unroll above the loop
+  // as written (ties keep it): if the hand model still ranked them, the unrolls would remain.
+  CostModelWeights flat = CostModelWeights::initial(3);
+  for (int t = 0; t < kTermCount; t++)
+    if (t != kTermLaunch) flat.output_bias[t] = -hand_coefficients()[size_t(t)];
+  const LearnedCostModel model(flat, "test: launch only");
+  OptionLimits limits;
+  limits.model = &model;
+  CHECK(unrolls(limits) == 0);
 }
 
 TEST_CASE("an update tiled on its own runs at least a warp per block where it inherits fewer threads",
