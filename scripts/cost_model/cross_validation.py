@@ -22,10 +22,19 @@ from predictions_report import spearman  # noqa: E402
 
 def main():
     schedules = defaultdict(lambda: {"measured": 0.0, "hand": 0.0, "learned": 0.0})
+    kernel_errors = {"hand": [], "learned": []}
     for path in sys.argv[1:]:
         for row in csv.DictReader(open(path), delimiter="\t"):
             if row["held_out"] != "1":
                 continue
+            # Per kernel against CUPTI, without the launch term (CUPTI does not see launches).
+            measured_kernel = float(row["kernel_measured_ms"])
+            if measured_kernel > 0:
+                on_gpu = {"hand": float(row["hand_ms"]) - float(row["launch_term_ms"]),  # hand coefficient 1
+                          "learned": float(row.get("learned_kernel_ms") or "nan")}
+                for model, predicted in on_gpu.items():
+                    if not math.isnan(predicted):
+                        kernel_errors[model].append(abs(predicted - measured_kernel) / measured_kernel)
             s = schedules[(row["pipeline"], int(row["schedule"]))]
             s["measured"] = float(row["schedule_measured_ms"])
             s["hand"] += float(row["hand_ms"])
@@ -42,7 +51,9 @@ def main():
         geomean = math.exp(statistics.mean(math.log(s[model] / s["measured"]) for s in schedules.values()))
         print(f"{model:8s} median error {100 * statistics.median(errors):5.1f}%  rank {statistics.mean(ranks):.3f} "
               f"({len(ranks)} pipelines)  geomean pred/meas {geomean:.2f}  worst {max(ratios):.1f}x  "
-              f"within 2x: {sum(r <= 2 for r in ratios)}/{len(ratios)}  within 3x: {sum(r <= 3 for r in ratios)}/{len(ratios)}")
+              f"within 2x: {sum(r <= 2 for r in ratios)}/{len(ratios)}  within 3x: {sum(r <= 3 for r in ratios)}/{len(ratios)}  "
+              + (f"kernels: median error {100 * statistics.median(kernel_errors[model]):.1f}% "
+                 f"({len(kernel_errors[model])} with CUPTI times)" if kernel_errors[model] else ""))
 
 
 if __name__ == "__main__":

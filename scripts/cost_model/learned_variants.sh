@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Extra benchmark variants for `hlsched bench --variants`: every example app scheduled by our
-# plugin with the learned cost model and the given weights, labelled "learned" (the standard
-# "hlsched" variant is the same plugin with the hand model, the default).
+# plugin with the learned cost model and the given weights, labelled LABEL ("learned" by default;
+# the standard "hlsched" variant is the same plugin with the hand model, the default).
 #
-#   scripts/cost_model/learned_variants.sh WEIGHTS [BUILD_DIR] > .bundle-cfg/learned.json
+#   scripts/cost_model/learned_variants.sh WEIGHTS [BUILD_DIR [LABEL]] > .bundle-cfg/learned.json
 #   HLSCHED_BUILD_DIR=build scripts/bench/gpu_run.sh --variants .bundle-cfg/learned.json
 #
 # WEIGHTS and BUILD_DIR are made absolute: the bundle builder runs GenGen from other folders.
@@ -11,6 +11,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 weights=$(realpath "${1:?usage: learned_variants.sh WEIGHTS [BUILD_DIR]}")
 build=$(realpath "${2:-$here/build}")
+label=${3:-learned}
 plugin="$build/lib/libautoschedule_hlsched.so"
 first=1
 echo "["
@@ -19,7 +20,7 @@ for dir in "$here"/examples/*/; do
   [[ -f "$dir/${app}_generator.cpp" ]] || continue
   [[ $first == 1 ]] || echo ","
   first=0
-  printf '  {"app": "%s", "label": "learned", "params": {"schedule": "none"}, "plugin": "%s",\n' "$app" "$plugin"
+  printf '  {"app": "%s", "label": "%s", "params": {"schedule": "none"}, "plugin": "%s",\n' "$app" "$label" "$plugin"
   printf '   "autoscheduler": "Hlsched", "environment": {"HLSCHED_OPTIONS": "model=learned,weights=%s"}, "predict": false}' "$weights"
 done
 echo

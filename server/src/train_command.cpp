@@ -188,11 +188,12 @@ json featurize_pipeline(const json &pipeline, const std::vector<json> &refs, con
 
 // Per kernel, for analysis (scripts/cost_model/analyze_features.py --predictions): whether its
 // pipeline is held out, the schedule's measured and predicted times, the kernel's CUPTI time and
-// the hand and learned predictions (with the launch term: the terms' last column is launch).
+// the hand and learned predictions (with the launch term: the terms' last column is launch), and
+// the learned one without its launch term (what CUPTI measures).
 void write_predictions(const TrainingSet &set, const std::string &weights_text, int validation_one_in,
                        int validation_fold, const std::string &path) {
   std::ofstream out(path);
-  out << "held_out\tpipeline\tschedule\tschedule_measured_ms\tfunc\tstage\tkernel_measured_ms\thand_ms\tlearned_ms\tlaunch_term_ms\n";
+  out << "held_out\tpipeline\tschedule\tschedule_measured_ms\tfunc\tstage\tkernel_measured_ms\thand_ms\tlearned_ms\tlaunch_term_ms\tlearned_kernel_ms\n";
   const std::vector<std::string> terms = cost_term_name_list();
   const size_t launch = size_t(std::find(terms.begin(), terms.end(), "launch") - terms.begin());
   const size_t terms_at = set.pipelines.empty() || set.pipelines[0].schedules.empty() ||
@@ -206,11 +207,12 @@ void write_predictions(const TrainingSet &set, const std::string &weights_text, 
     for (size_t i = 0; i < p.schedules.size(); i++) {
       const ScheduleRow &s = p.schedules[i];
       const std::vector<double> learned = predict_kernels_ms(weights_text, s.kernels);
+      const std::vector<double> learned_on_gpu = predict_kernels_ms(weights_text, s.kernels, /*without_launch=*/true);
       for (size_t k = 0; k < s.kernels.size(); k++) {
         const KernelRow &row = s.kernels[k];
         out << held_out << '\t' << p.id << '\t' << i << '\t' << s.measured_ms << '\t' << row.func << '\t' << row.stage
             << '\t' << row.measured_ms << '\t' << row.hand_ms << '\t' << learned[k] << '\t'
-            << row.values.at(terms_at + launch) << '\n';
+            << row.values.at(terms_at + launch) << '\t' << learned_on_gpu[k] << '\n';
       }
     }
   }

@@ -12,6 +12,7 @@
 #include "hlsched/engine/compile_check.h"
 #include "cost/gpu_cost_model.h"
 #include "cost/kernel_model.h"
+#include "cost/learned_model.h"
 #include "schedule/state_to_spec.h"
 #include "search/decision_options.h"
 
@@ -215,6 +216,42 @@ TEST_CASE("an unrolled reduction loop is charged a shorter chain of steps and fe
   CHECK(code.find(".update(0).split(k_x, k_xo, k_xi, 3, TailStrategy::GuardWithIf)\n    .unroll(k_xi)") !=
         std::string::npos);
   CHECK(code.find("RVar k_x(\"k$x\"), k_xi(\"k$xi\"), k_xo(\"k$xo\")") != std::string::npos);
+}
+
+TEST_CASE("the search's cost model ranks an update's unrolls and own tilings", "[schedule][constructs][cost_model]") {
+  // A learned model that charges every kernel its launch alone: all of an update's tilings and
+  // unrolls tie, so none is ranked above the loop as written and the first own tiling stays.
+  CostModelWeights flat = CostModelWeights::initial(3);
+  for (int t = 0; t < kTermCount; t++)
+    if (t != kTermLaunch) flat.output_bias[t] = -hand_coefficients()[size_t(t)];
+  const LearnedCostModel model(flat, "test: launch only");
+  OptionLimits by_flat;
+  by_flat.model = &model;
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  // The updates' tilings among a Func's options, in order.
+  auto update_tilings = [&](const PipelineDag &dag, int func, const OptionLimits &limits) {
+    std::vector<std::string> out;
+    for (const FuncDecision &d : standalone_options(dag, func, gpu, limits))
+      for (size_t s = 1; s < d.tilings.size(); s++) {
+        std::string t = std::to_string(d.tilings[s].reduction_unroll) + (d.tilings[s].own_tiling ? " own" : "");
+        for (int64_t n : d.tilings[s].threads) t += " " + std::to_string(n);
+        out.push_back(t);
+      }
+    return out;
+  };
+  int differing = 0;
+  for (const char *generator : {"fused_reductions_small", "reductions_small", "scans_shared"}) {
+    auto inst = instantiate_generator(generator, default_gpu_target(), {});
+    const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+    for (int f = 0; f < int(dag.funcs.size()); f++) {
+      if (dag.funcs[f].stages.size() < 2) continue;
+      for (const FuncDecision &d : standalone_options(dag, f, gpu, by_flat))
+        for (size_t s = 1; s < d.tilings.size(); s++) CHECK(d.tilings[s].reduction_unroll == 1);
+      if (update_tilings(dag, f, by_flat) != update_tilings(dag, f, OptionLimits{})) differing++;
+    }
+  }
+  // The hand model ranks some update otherwise: the model in OptionLimits is the one that ranks.
+  CHECK(differing > 0);
 }
 
 TEST_CASE("an update tiled on its own runs at least a warp per block where it inherits fewer threads",

@@ -88,6 +88,9 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   const double latency = memory * std::min(2.0, 1.0 / std::max(hiding, 0.05) - 1.0);
   const double sync = waves * syncs * gpu.block_sync_seconds * 20;  // a barrier stalls the whole block
   const double launch = gpu.kernel_launch_seconds;
+  // Each SM dispatches and retires its share of the blocks one after another: grids of many small
+  // blocks (one point per thread) ran ~2x longer on the H200 than their traffic says.
+  const double block_launch = k.blocks / gpu.sm_count * gpu.block_launch_seconds;
   // Contention: atomic updates of one address serialize, so a scatter takes at least its
   // busiest address's chain of updates (the mean per address; the calibration folds in uneven
   // bins). Global chains span the whole kernel; a privatized copy's chains are per block, blocks
@@ -109,10 +112,10 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   cost.terms_ms = {{"compute", compute * ms}, {"dram", dram * ms},       {"l2", l2 * ms},
                    {"l1", l1 * ms},           {"shared_memory", shared * ms}, {"latency", latency * ms},
                    {"sync", sync * ms},       {"launch", launch * ms},
-                   {"atomics", atomics * ms}};
+                   {"atomics", atomics * ms}, {"block_launch", block_launch * ms}};
   if (reduction_chain > 0) cost.terms_ms["reduction_chain"] = reduction_chain * ms;
   const double throughput = std::max({compute, memory, shared, atomics, reduction_chain});
-  cost.total_ms = (throughput + latency + sync + launch) * ms;
+  cost.total_ms = (throughput + latency + sync + launch + block_launch) * ms;
   if (launch >= throughput + latency) cost.bound = "launch";
   else if (reduction_chain > 0 && reduction_chain >= std::max({compute, memory, shared, atomics}))
     cost.bound = "reduction_chain";

@@ -23,10 +23,11 @@ namespace hlsched {
 ///  latency        extra memory time when too few warps are resident to hide latency
 ///  sync           __syncthreads between fused stages, per block
 ///  launch         kernel launch overhead
+///  block_launch   blocks per SM x the SM's cost of dispatching and retiring one block
 ///  reduction_chain  (update stages) waves x one thread's reduction steps, each waiting on the
 ///                 one before; unrolled steps overlap most of it (a throughput term: in the max)
 /// The throughput terms overlap on a GPU: the kernel time is their max plus the non-overlapping
-/// terms (latency, sync, launch).
+/// terms (latency, sync, launch, block_launch).
 struct KernelCost {
   std::map<std::string, double> terms_ms;
   double total_ms = 0;

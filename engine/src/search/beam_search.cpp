@@ -164,6 +164,7 @@ const std::vector<DecisionPtr> &BeamSearch::standalone(int func, bool coarse) {
   if (options.empty()) {
     OptionLimits limits;
     limits.coarse = coarse;
+    limits.model = model_.get();  // updates' own tilings ranked by the search's model
     for (FuncDecision &d : standalone_options(dag_, func, gpu_, limits))
       options.push_back(std::make_shared<const FuncDecision>(std::move(d)));
   }

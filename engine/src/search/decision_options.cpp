@@ -6,6 +6,7 @@
 
 #include "cost/gpu_cost_model.h"
 #include "cost/kernel_model.h"
+#include "cost/learned_model.h"
 #include "schedule/gpu_limits.h"
 #include "util/int_math.h"
 
@@ -436,11 +437,12 @@ namespace {
 // search ranks an update's own tilings and unrolls. Nothing else runs in that stage's kernel
 // but Funcs fused into the last stage, which come later and are weighed with every tiling then.
 double stage_cost_alone(const PipelineDag &dag, int func, const FuncDecision &decision, size_t stage,
-                        const GpuProfile &gpu) {
+                        const GpuProfile &gpu, const LearnedCostModel *model) {
   ScheduleState scratch(dag);
   scratch.decide(func, decision);
   const KernelModel km = build_kernel_model(dag, scratch, func, int(stage), gpu);
-  return km.valid ? cost_of_kernel(km, gpu).total_ms : std::numeric_limits<double>::infinity();
+  return km.valid ? predict_kernel_cost(model, dag, scratch, km, gpu).total_ms
+                  : std::numeric_limits<double>::infinity();
 }
 
 // What each update stage of a Func may take instead of the tiling that follows its pure stage's:
@@ -453,7 +455,7 @@ struct UpdateChoices {
 };
 
 UpdateChoices update_choices(const PipelineDag &dag, int func, const FuncDecision &inherited, const GpuProfile &gpu,
-                             bool rank) {
+                             bool rank, const LearnedCostModel *model) {
   const FuncNode &f = dag.funcs[func];
   UpdateChoices c;
   c.own.resize(f.stages.size());
@@ -471,11 +473,11 @@ UpdateChoices update_choices(const PipelineDag &dag, int func, const FuncDecisio
     for (int64_t u : c.unrolls[s]) {
       trial.tilings[s] = follow;
       trial.tilings[s].reduction_unroll = u;
-      const double ms = stage_cost_alone(dag, func, trial, s, gpu);
+      const double ms = stage_cost_alone(dag, func, trial, s, gpu, model);
       if (ms < best) best = ms, c.best_unroll[s] = u;
     }
     trial.tilings[s] = follow;
-    if (stage_cost_alone(dag, func, trial, s, gpu) <= best) c.best_unroll[s] = 1;
+    if (stage_cost_alone(dag, func, trial, s, gpu, model) <= best) c.best_unroll[s] = 1;
     best = std::numeric_limits<double>::infinity();
     for (const StageTiling &own : c.own[s]) {
       std::vector<int64_t> factors = {1};
@@ -483,7 +485,7 @@ UpdateChoices update_choices(const PipelineDag &dag, int func, const FuncDecisio
       for (int64_t u : factors) {
         trial.tilings[s] = own;
         trial.tilings[s].reduction_unroll = u;
-        const double ms = stage_cost_alone(dag, func, trial, s, gpu);
+        const double ms = stage_cost_alone(dag, func, trial, s, gpu, model);
         if (ms < best) best = ms, c.best_own[s] = trial.tilings[s];
       }
     }
@@ -562,7 +564,7 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
       }
     }
     if (f.stages.size() > 1 && !limits.coarse) {
-      if (!updates) updates = update_choices(dag, func, root, gpu, /*rank=*/!limits.every_update_option);
+      if (!updates) updates = update_choices(dag, func, root, gpu, /*rank=*/!limits.every_update_option, limits.model);
       const size_t first_variant = options.size();
       add_update_variants(root, index, *updates, limits.every_update_option, options);
       // Random walks: the update variants in slabs too (a slab split composed with the unroll's).

@@ -11,6 +11,8 @@
 
 namespace hlsched {
 
+class LearnedCostModel;
+
 struct OptionLimits {
   bool coarse = false;           ///< first pass: only inline or root with the default tiling
   double max_recompute = 10;     ///< fused Funcs: computed points / needed points
@@ -24,6 +26,9 @@ struct OptionLimits {
   /// loop, spread over the pure stage's tilings (random walks). Else (the search) each update's
   /// best own tiling and best unroll by the kernel model, alongside the inherited tiling.
   bool every_update_option = false;
+  /// The model that ranks an update's own tilings and unrolls (the search's model; null: the
+  /// hand model). Ranked by another model than the search's, its choices are the other's best.
+  const LearnedCostModel *model = nullptr;
 };
 
 /// Candidate GPU tilings of one stage. The first is the default (32 wide, 256 threads).

@@ -323,14 +323,20 @@ PredictionMetrics evaluate_cost_model(const TrainingSet &set, const std::string 
   return metrics_of(pointers(groups), &w);
 }
 
-std::vector<double> predict_kernels_ms(const std::string &weights_text, const std::vector<KernelRow> &kernels) {
+std::vector<double> predict_kernels_ms(const std::string &weights_text, const std::vector<KernelRow> &kernels,
+                                       bool without_launch) {
   std::vector<double> ms;
   if (weights_text.empty()) {
-    for (const KernelRow &k : kernels) ms.push_back(k.hand_ms);
+    for (const KernelRow &k : kernels)
+      ms.push_back(without_launch ? hand_execution_ms(features_of_row(k)) : k.hand_ms);
     return ms;
   }
   const CostModelWeights w = CostModelWeights::parse(weights_text);
-  for (const KernelRow &k : kernels) ms.push_back(forward(w, features_of_row(k)).predicted_ms);
+  for (const KernelRow &k : kernels) {
+    const KernelFeatures f = features_of_row(k);
+    const CostModelForward fwd = forward(w, f);
+    ms.push_back(without_launch ? execution_ms(f, fwd) : fwd.predicted_ms);
+  }
   return ms;
 }
 

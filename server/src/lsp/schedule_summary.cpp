@@ -73,6 +73,8 @@ std::string term_in_words(const std::string &term) {
       {"local_memory", "register spills / local memory"},
       {"registers", "register traffic"},
       {"launch", "kernel launch overhead"},
+      {"block_launch", "thread block dispatch"},
+      {"reduction_chain", "serial reduction steps"},
       {"sync", "block synchronization"},
       {"block_sync", "block synchronization"},
       {"allocation", "allocations"},

@@ -123,8 +123,10 @@ TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options
 /// Metrics of weights (text; empty: the hand model) on all of `set`.
 PredictionMetrics evaluate_cost_model(const TrainingSet &set, const std::string &weights_text);
 
-/// Each kernel's predicted ms under weights (text; empty: the hand model).
-std::vector<double> predict_kernels_ms(const std::string &weights_text, const std::vector<KernelRow> &kernels);
+/// Each kernel's predicted ms under weights (text; empty: the hand model). `without_launch`:
+/// its time on the GPU as CUPTI measures it (all but the launch term).
+std::vector<double> predict_kernels_ms(const std::string &weights_text, const std::vector<KernelRow> &kernels,
+                                       bool without_launch = false);
 
 /// Weights text parsed and written again (a round trip gives the same text). Throws
 /// std::runtime_error for malformed weights.

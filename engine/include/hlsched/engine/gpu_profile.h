@@ -36,6 +36,9 @@ struct GpuProfile {
   int warps_to_hide_latency = 16;          ///< resident warps per SM below which memory stalls show
   double kernel_launch_seconds = 0;        ///< back-to-back launch overhead of one kernel
   double block_sync_seconds = 0;           ///< one __syncthreads round trip
+  /// Per thread block, on its SM: dispatching it and retiring it, not hidden by the SM's other
+  /// blocks (the cost model adds blocks / SMs x this to a kernel). 0 where not measured.
+  double block_launch_seconds = 0;
   /// Atomic updates of one address serialize. Per update of one global address (done in L2),
   /// calibrated on the H200: examples/hist's 3.9M atomic increments over 256 bins took 0.91 ms,
   /// 15360 updates per bin, ~59 ns each (uneven bins included). Other profiles keep this value.

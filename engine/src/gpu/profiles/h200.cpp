@@ -27,6 +27,9 @@ GpuProfile h200() {
   p.l1_bandwidth_bytes_per_s = 33.4e12;
   p.kernel_launch_seconds = 5.0e-6;  // measured: ~5 us between back-to-back Halide kernels
   p.block_sync_seconds = 2.0e-8;
+  // The median of (CUPTI time - hand prediction) / (blocks per SM) over the 778 kernels of the
+  // 2026-12-01 dataset with >= 100 blocks per SM (docs/PERFORMANCE.md, 2026-12-02): ~120 cycles.
+  p.block_launch_seconds = 6.0e-8;
   return p;
 }
 
