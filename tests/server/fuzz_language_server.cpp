@@ -1,6 +1,8 @@
 // libFuzzer target: the real LanguageServer (through a Session, as the daemon runs it) driven by
 // sequences of LSP messages decoded from the fuzzer's bytes, with the fake analyzer of the session
-// tests (lsp_session_harness.h) in place of real generator builds.
+// tests (lsp_session_harness.h) in place of real generator builds and a fake indexer
+// (fuzz_fake_indexer.h: source indexes of random shapes, also shaped by the bytes) in place of
+// libclang.
 //
 // Each input is a program: every step takes a few bytes to pick an action (open, incremental
 // change with random ranges incl. out-of-range and surrogate-pair positions, hover / codeAction /
@@ -10,7 +12,7 @@
 // later steps meet documents with results, errors and stale versions; "run one job" runs a single
 // queued analysis or delivery, so results also arrive between any two messages.
 //
-// Analyses run on this thread, not in a pool: the server posts them to an executor, and here that
+// Analyses and indexes run on this thread, not in pools: the server posts them to an executor, and here that
 // is an io_context the harness polls. This keeps an input at a fraction of a millisecond (no
 // thread start/stop, no cross-thread waits that a loaded machine turns into scheduler latency)
 // and makes every input replay exactly (the interleaving is chosen by the input's bytes).
@@ -42,6 +44,7 @@
 #include "lsp/server_settings.h"
 #include "lsp/session.h"
 #include "lsp/transport.h"
+#include "fuzz_fake_indexer.h"
 #include "lsp_session_harness.h"
 
 namespace {
@@ -187,8 +190,10 @@ private:
 
   void start_session() {
     lsp::ServerEnvironment env;
-    env.analysis_executor = work_.get_executor();  // no indexer, hence no index executor
+    env.analysis_executor = work_.get_executor();
     env.analyzer = fast_fake_analysis;
+    env.index_executor = work_.get_executor();
+    env.indexer = [this](const lsp::IndexJob &job) { return indexer_.index(job); };
     env.cache_dir = "/tmp/hlsched-fuzz-cache";
     env.client_is_local = false;  // no watching of random processIds
     lsp::apply_settings(json{{"debounce_ms", 0}}, env.settings);
@@ -478,6 +483,7 @@ private:
   }
 
   FuzzedDataProvider &in_;
+  hlsched::server::testing::FakeIndexer indexer_{in_};
   asio::io_context &io_ = executors().io;
   asio::io_context &work_ = executors().work;
   std::shared_ptr<CheckingTransport> transport_ = std::make_shared<CheckingTransport>();
