@@ -31,4 +31,6 @@ expect_error() {  # HLSCHED_OPTIONS, then a part of the error message GenGen mus
 }
 expect_error strategy=sample,sample=two "sample wants a non-negative integer"
 expect_error sample=1 "needs strategy=sample"
+expect_error strategy=sample,candidate=1 "needs strategy=beam"
+expect_error candidate=one "candidate wants a non-negative integer"
 echo "plugin OK"
