@@ -62,7 +62,8 @@ TEST_CASE("every construct of the schedule space compiles and is exact", "[sched
   for (const std::string construct : {"reduction fused per block", "fused into a kernel with updates",
                                       "points per thread along x", "2-D points per thread",
                                       "non-power-of-two points per thread", "update tiled independently",
-                                      "unrolled reduction loop"}) {
+                                      "unrolled reduction loop", "reduction in slabs",
+                                      "copied per slab into shared memory"}) {
     const int index = first_walk_using(construct);
     INFO(construct);
     REQUIRE(index >= 0);
@@ -164,7 +165,7 @@ namespace {
 FuncDecision inherited_root(const PipelineDag &dag, int func, int64_t width) {
   for (const FuncDecision &d : standalone_options(dag, func, find_gpu_profile("h200"), OptionLimits{}))
     if (d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[0].threads[0] == width &&
-        !d.tilings[1].own_tiling && d.tilings[1].reduction_unroll == 1)
+        !d.tilings[1].own_tiling && d.tilings[1].reduction_unroll == 1 && d.tilings[1].slab == 0)
       return d;
   FAIL("no root option " << width << " threads wide");
   return {};
@@ -239,4 +240,64 @@ TEST_CASE("an update tiled on its own runs at least a warp per block where it in
     if (t.threads_per_block() == inherited.tilings[1].threads_per_block() && t.threads[0] == 32) mine.tilings[1] = t;
   REQUIRE(mine.tilings[1].own_tiling);
   CHECK(update_cost(dag, weighted, mine).total_ms <= update_cost(dag, weighted, inherited).total_ms);
+}
+
+namespace {
+
+const FusedFunc &fused_in(const KernelModel &km, int func) {
+  for (const FusedFunc &f : km.fused)
+    if (f.func == func) return f;
+  FAIL("Func " << func << " is not fused into the kernel");
+  return km.fused.front();
+}
+
+}  // namespace
+
+// weighted's update sums 3 taps of gradient along y. Staged in slabs of 2 taps, gradient is
+// copied into shared memory once per slab (2 slabs) by the block's threads: per slab it needs
+// the block's rows plus one, not plus two, and every slab costs barriers.
+TEST_CASE("a producer copied per slab of a reduction is charged one slab of shared memory and its barriers",
+          "[schedule][constructs]") {
+  auto inst = instantiate_generator("fused_reductions_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int weighted = func_named(dag, "weighted"), gradient = func_named(dag, "gradient");
+  REQUIRE(weighted >= 0);
+  REQUIRE(gradient >= 0);
+  FuncDecision staged = inherited_root(dag, weighted, 32);
+  REQUIRE(slab_sizes(dag.funcs[weighted].stages[0], staged.tilings[0]).empty());  // pure stages have no slabs
+  REQUIRE(slab_sizes(dag.funcs[weighted].stages[1], staged.tilings[1]) == std::vector<int64_t>{2});
+  staged.tilings[1].slab = 2;
+
+  ScheduleState state(dag);
+  for (int f = 0; f < int(dag.funcs.size()); f++) state.decide(f, standalone_options(dag, f, gpu, OptionLimits{}).back());
+  state.decide(weighted, staged);
+  const std::vector<FuncDecision> fusions = fusion_options(dag, state, gradient, gpu, OptionLimits{});
+  REQUIRE(std::any_of(fusions.begin(), fusions.end(), [](const FuncDecision &d) { return d.per_slab; }));
+
+  FuncDecision per_block{ComputeLevel::Block, weighted, {}}, per_slab = per_block;
+  per_slab.per_slab = true;
+  ScheduleState whole = state, slabs = state;
+  whole.decide(gradient, per_block);
+  slabs.decide(gradient, per_slab);
+  const KernelModel a = build_kernel_model(dag, whole, weighted, 1, gpu), b = build_kernel_model(dag, slabs, weighted, 1, gpu);
+  REQUIRE(a.valid);
+  REQUIRE(b.valid);
+  const FusedFunc &block_copy = fused_in(a, gradient), &slab_copy = fused_in(b, gradient);
+  CHECK(slab_copy.slabs == 2);
+  CHECK(block_copy.slabs == 1);
+  // Rows per slab: the block's rows + 1 (2 taps), against + 2 for the whole reduction.
+  const double rows = double(staged.tilings[1].tile(1));
+  CHECK(block_copy.bytes_per_block == Approx(block_copy.box[0] * (rows + 2) * 4));
+  CHECK(slab_copy.bytes_per_block == Approx(slab_copy.box[0] * (rows + 1) * 4));
+  CHECK(slab_copy.points_per_block == Approx(2 * slab_copy.box[0] * (rows + 1)));
+  CHECK(cost_of_kernel(b, gpu).terms_ms.at("sync") > cost_of_kernel(a, gpu).terms_ms.at("sync"));
+
+  // Emitted: the taps' loop split into slabs outside the thread loops, gradient computed at it.
+  const std::string code = emit_schedule_source(state_to_spec(dag, slabs, gpu), EmitContext::GeneratorSchedule);
+  INFO(code);
+  CHECK(code.find(".update(0).split(k_x, k_xs, k_xw, 2, TailStrategy::GuardWithIf)") != std::string::npos);
+  CHECK(code.find("xi, yi, k_xs, xo, yo)") != std::string::npos);
+  CHECK(code.find(", k_xs)\n    .split(") != std::string::npos);  // gradient's compute_at, then its threads
+  CHECK(code.find("RVar k_x(\"k$x\"), k_xs(\"k$xs\"), k_xw(\"k$xw\")") != std::string::npos);
 }

@@ -63,11 +63,13 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
       continue;
     }
     if (f.level != ComputeLevel::Block) continue;
-    shared_bytes += k.blocks * (f.bytes_per_block + f.loads_by_consumers * 4 * f.bank_conflict_ways);
+    shared_bytes += k.blocks * (f.bytes_per_block * f.slabs + f.loads_by_consumers * 4 * f.bank_conflict_ways);
     // A reduction computed per block: each step a read and a write of its accumulator in shared
     // memory, and a barrier after each of its definitions (pure, then each update).
     shared_bytes += k.blocks * f.accumulator_updates_per_block * 2 * 4;
     syncs += f.stages;
+    // Copied per slab: per slab, a barrier after the copy and one before the next overwrites it.
+    if (f.slabs > 1) syncs += f.slabs * (f.stages + 1) - f.stages;
   }
   // Bandwidths are reached only with every SM busy; a half-empty last wave gets less. Kernels
   // whose threads run reduction loops wait on their steps' chain (reduction_chain below, their

@@ -131,6 +131,7 @@ private:
     std::vector<FuncInKernel> info(dag_.funcs.size());
     const FuncNode &root = dag_.funcs[root_];
     std::map<std::string, double> extents = root_loop_extents(tiling, per_thread);
+    set_slabs(tiling, extents);
     FuncInKernel &r = info[root_];
     r.reached = true;
     r.evals = 1;
@@ -158,17 +159,42 @@ private:
       }
       // Fused Funcs are computed once per point of their box (with recompute at borders), every
       // stage of it: an update runs its reduction loops whole for each point.
-      info[c].evals = 1;
+      // A Func fused per slab covers its box once per slab of the kernel's reduction loop.
+      info[c].evals = repeats(c);
       for (double e : info[c].box) info[c].evals *= e;
       for (const StageNode &s : f.stages) {
         const std::map<std::string, double> extents_s = stage_loop_extents(f, s.index, info[c].box);
         std::optional<Unrolled> unrolled;
         if (decision.level == ComputeLevel::Thread && !per_thread && in_registers(c)) unrolled = thread_fused_unrolled(c, s);
-        visit_stage(c, s, extents_s, points_of(extents_s), unrolled ? &*unrolled : nullptr, info, per_thread, km);
+        visit_stage(c, s, extents_s, points_of(extents_s) * repeats(c), unrolled ? &*unrolled : nullptr, info,
+                    per_thread, km);
       }
     }
     return info;
   }
+
+  // A staged reduction (StageTiling::slab): its outermost reduction loop runs in slabs; a Func
+  // fused per slab covers what one slab of the kernel's loops reads (`slab_extents_`), once per
+  // slab (`slabs_` times per block).
+  void set_slabs(const StageTiling &tiling, const std::map<std::string, double> &extents) {
+    slabs_ = 1;
+    slab_extents_.clear();
+    if (tiling.slab <= 0) return;
+    std::string outermost;
+    for (const LoopDim &loop : dag_.funcs[root_].stages[stage_].loops)
+      if (loop.is_rvar) outermost = loop.var;
+    if (outermost.empty() || !extents.count(outermost)) return;
+    const double extent = extents.at(outermost);
+    slabs_ = std::ceil(extent / double(tiling.slab));
+    slab_extents_ = extents;
+    slab_extents_[outermost] = std::min(extent, double(tiling.slab));
+  }
+
+  bool per_slab(int c) const {
+    return c >= 0 && c != root_ && state_.decided[c] && state_.decisions[c].level == ComputeLevel::Block &&
+           state_.decisions[c].per_slab && !slab_extents_.empty();
+  }
+  double repeats(int c) const { return per_slab(c) ? slabs_ : 1.0; }
 
   // A stage's loop extents when its pure loops cover `box` (the rest at their full extent).
   std::map<std::string, double> stage_loop_extents(const FuncNode &f, int stage, const std::vector<double> &box) const {
@@ -347,10 +373,12 @@ private:
       const int p = dag_.index_of(a.producer);
       if (p == c && c != root_) continue;  // a fused reduction's accumulator: registers or shared memory
       const double loads = evals * double(a.calls_per_point);
+      // The kernel's stage reads a Func fused per slab: its box is one slab's.
+      const std::map<std::string, double> &extents = c == root_ && per_slab(p) ? slab_extents_ : loop_extent;
       std::vector<double> box(a.region_min.size());
-      double footprint = 1;
+      double footprint = repeats(c);  // a Func computed per slab reads its producers once per slab
       for (size_t d = 0; d < box.size(); d++) {
-        box[d] = region_extent(a, d, loop_extent, full_extent_of(dag_, a.producer, d));
+        box[d] = region_extent(a, d, extents, full_extent_of(dag_, a.producer, d));
         footprint *= box[d];
       }
       ThreadStride stride;
@@ -459,7 +487,8 @@ private:
       fused.points_per_block = evals;
       fused.loads_by_consumers = fused_loads_[c];
       fused.bank_conflict_ways = std::max(1.0, bank_conflicts_[c]);
-      fused.max_threads_needed = per_block[c].evals;
+      fused.max_threads_needed = per_block[c].evals / repeats(c);
+      fused.slabs = repeats(c);
       fused.box = per_block[c].box;
       fused.thread_box = per_thread[c].box;
       fused.in_registers = d.level == ComputeLevel::Thread && in_registers(c);
@@ -473,7 +502,7 @@ private:
       }
       const double bytes = double(dag_.funcs[c].bytes_per_point());
       if (d.level == ComputeLevel::Block) {
-        fused.bytes_per_block = per_block[c].evals * bytes;
+        fused.bytes_per_block = per_block[c].evals / repeats(c) * bytes;  // one slab at a time
         shared_bytes += fused.bytes_per_block;
       } else {
         fused.bytes_per_block = per_thread[c].evals * bytes * km.threads_per_block;
@@ -604,7 +633,7 @@ private:
       if (f.level != ComputeLevel::Block || f.func == root_ || f.points_per_block <= 0) continue;
       const double ops = block_fused_ops_[f.func];
       block_fused_ops += ops;
-      const double lanes = passes[f.func] * threads;
+      const double lanes = passes[f.func] * threads * f.slabs;
       km.idle_lane_ops_per_block += ops / f.points_per_block * std::max(0.0, lanes - f.points_per_block);
     }
     // The root stage (with its inlined and per-thread Funcs) runs on its own threads only.
@@ -624,6 +653,8 @@ private:
   mutable std::map<int, bool> translations_;                    ///< read_by_translations()
   mutable std::map<int, std::vector<std::string>> root_loops_;  ///< root_loops_of()
   double address_ops_per_block_ = 0;
+  double slabs_ = 1;                                 ///< set_slabs()
+  std::map<std::string, double> slab_extents_;       ///< set_slabs(): empty when not staged
 };
 
 }  // namespace

@@ -39,6 +39,10 @@ struct FusedFunc {
   double bank_conflict_ways = 1;     ///< shared memory: accesses serialized per warp request
   double max_threads_needed = 0;     ///< threads to compute one point each per block
   int stages = 1;                    ///< its definitions (pure + updates), each a pass over the block
+  /// Fused per slab (FuncDecision::per_slab): how many times per block it is computed, one slab
+  /// of the kernel's reduction loop each; points_per_block and loads count all of them,
+  /// bytes_per_block and box one slab (its shared allocation).
+  double slabs = 1;
   /// Updates: reads and writes of its own points per block (an accumulator in shared memory or
   /// registers, one read-modify-write per point and reduction step).
   double accumulator_updates_per_block = 0;

@@ -36,17 +36,28 @@ private:
 struct TiledLoops {
   std::string innermost_block;   ///< where Funcs computed per block go
   std::string innermost_thread;  ///< where Funcs computed per thread go
+  std::string slab_loop;         ///< where Funcs computed per slab go (StageTiling::slab)
   bool fused_block_loops = false;  ///< several loops fused into one grid dimension
 };
 
-// An update's reduction loops, innermost first, after its innermost one is split by the tiling's
-// reduction_unroll and the inner part unrolled (each thread runs those steps back to back).
+// An update's reduction loops, innermost first. With StageTiling::slab, the outermost is first
+// split into slabs (`slab_loop`: the loop over slabs, which tile_stage places outside the thread
+// loops); then the innermost is split by the tiling's reduction_unroll and the inner part
+// unrolled (each thread runs those steps back to back).
 std::vector<std::string> reduction_loops(const StageNode &stage, const StageTiling &tiling, LoopNames &fresh,
-                                         StageSchedule &out) {
+                                         StageSchedule &out, std::string &slab_loop) {
   std::vector<std::string> loops;
   for (const LoopDim &l : stage.loops)
     if (l.is_rvar) loops.push_back(l.var);
-  if (tiling.reduction_unroll <= 1 || loops.empty() || tiling.atomic || tiling.privatized) return loops;
+  if (loops.empty() || tiling.atomic || tiling.privatized) return loops;
+  if (tiling.slab > 0) {
+    const std::string r = loops.back(), staged = fresh.make(r, "s"), within = fresh.make(r, "w");
+    out.rvars.insert(out.rvars.end(), {staged, within});
+    out.directives.push_back(Directive{Kind::Split, {r, staged, within}, {tiling.slab}, kGuard});
+    loops.back() = within;
+    slab_loop = staged;
+  }
+  if (tiling.reduction_unroll <= 1) return loops;
   const std::string r = loops.front(), outer = fresh.make(r, "o"), inner = fresh.make(r, "i");
   out.rvars.insert(out.rvars.end(), {outer, inner});  // splitting a reduction loop makes reduction loops
   out.directives.push_back(Directive{Kind::Split, {r, outer, inner}, {tiling.reduction_unroll}, kGuard});
@@ -59,7 +70,7 @@ std::vector<std::string> reduction_loops(const StageNode &stage, const StageTili
 TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSchedule &out) {
   TiledLoops names;
   LoopNames fresh(stage);
-  const std::vector<std::string> reductions = reduction_loops(stage, tiling, fresh, out);
+  const std::vector<std::string> reductions = reduction_loops(stage, tiling, fresh, out, names.slab_loop);
   if (tiling.single_thread) {
     out.directives.push_back(Directive{Kind::GpuSingleThread});
     return names;
@@ -106,11 +117,14 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSc
     if (tiling.in_thread[i]) in_thread.push_back(tiling.vars[i]);
     else if (tiling.extents[i] > 1) extra_blocks.push_back(tiling.vars[i]);
   }
-  if (!serial_inner.empty() || !in_thread.empty()) {
+  if (!serial_inner.empty() || !in_thread.empty() || !names.slab_loop.empty()) {
     std::vector<std::string> order = reductions;
     order.insert(order.end(), in_thread.begin(), in_thread.end());
     order.insert(order.end(), serial_inner.begin(), serial_inner.end());
     order.insert(order.end(), inner.begin(), inner.end());
+    // The loop over slabs: a serial loop of each block around its threads' loops. Only pure
+    // loops move across reduction loops; the reduction loops keep their nesting order.
+    if (!names.slab_loop.empty()) order.push_back(names.slab_loop);
     order.insert(order.end(), outer.begin(), outer.end());
     // A reorder only permutes the loops it names: left out, the extra block loops could land
     // between the tile's block loops, and a Func computed "per block" would cover a whole
@@ -337,8 +351,10 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
       const TiledLoops &at = loops_of_root.at(d.kernel_root);
       StageSchedule stage;
       const bool per_block = d.level == ComputeLevel::Block;
-      stage.directives.push_back(Directive{Kind::ComputeAt, {per_block ? at.innermost_block : at.innermost_thread}, {},
-                                           Halide::TailStrategy::Auto, dag.funcs[d.kernel_root].name});
+      const std::string &loop = d.per_slab ? at.slab_loop : per_block ? at.innermost_block : at.innermost_thread;
+      if (d.per_slab) stage.rvars.push_back(loop);  // the kernel's loop it is computed at is a reduction loop
+      stage.directives.push_back(
+          Directive{Kind::ComputeAt, {loop}, {}, Halide::TailStrategy::Auto, dag.funcs[d.kernel_root].name});
       // What the kernel model's propagation says of this Func in its kernel: the region it covers
       // per block or thread, and whether it lives in registers.
       const int kernel_stage = int(state.decisions[d.kernel_root].tilings.size()) - 1;

@@ -458,13 +458,17 @@ ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
     // almost never reach fusions or scatters (the random-pairs tests count each construct).
     // First the level (inline, own kernel, fused per block or per thread), then a group of the
     // level, then an option of the group.
+    // A copy per slab is a level of its own, drawn every other time it is offered: it is
+    // offered only under a staged reduction, rarely, and would be one group of many otherwise.
     using Groups = std::map<std::vector<std::string>, std::vector<FuncDecision>>;
-    std::map<ComputeLevel, Groups> levels;
+    std::map<std::pair<ComputeLevel, bool>, Groups> levels;
     for (FuncDecision &d : decision_options(dag_, state, func, gpu_, limits))
-      levels[d.level][walk_group(dag_, func, d)].push_back(std::move(d));
+      levels[{d.level, d.per_slab}][walk_group(dag_, func, d)].push_back(std::move(d));
     // Retry other options if one makes a kernel invalid (shared memory, registers).
     while (!levels.empty()) {
       auto level = std::next(levels.begin(), long(rng() % levels.size()));
+      const auto per_slab = levels.find({ComputeLevel::Block, true});
+      if (per_slab != levels.end() && rng() % 2 == 0) level = per_slab;
       auto group = std::next(level->second.begin(), long(rng() % level->second.size()));
       std::vector<FuncDecision> &options = group->second;
       size_t pick = size_t(rng() % options.size());

@@ -17,6 +17,7 @@ void tiling_constructs(const StageTiling &t, std::set<std::string> &used) {
   if (t.privatized) return used.insert("privatized scatter"), void();
   if (t.atomic) return used.insert("atomic scatter"), void();
   if (t.own_tiling) used.insert("update tiled independently");
+  if (t.slab > 0) used.insert("reduction in slabs");
   if (t.reduction_unroll > 1) used.insert("unrolled reduction loop");
   const int inner = t.innermost_thread_loop();
   int serial_loops = 0;
@@ -49,6 +50,8 @@ const std::vector<std::string> &all_constructs() {
       "fused into a kernel with updates",
       "update tiled independently",
       "unrolled reduction loop",
+      "reduction in slabs",
+      "copied per slab into shared memory",
   };
   return names;
 }
@@ -65,6 +68,7 @@ void add_decision_constructs(const PipelineDag &dag, size_t f, const FuncDecisio
     case ComputeLevel::Block:
     case ComputeLevel::Thread:
       used.insert(d.level == ComputeLevel::Block ? "fused per block" : "fused per thread");
+      if (d.per_slab) used.insert("copied per slab into shared memory");
       if (d.level == ComputeLevel::Block && dag.funcs[f].stages.size() > 1) used.insert("reduction fused per block");
       if (d.kernel_root >= 0 && dag.funcs[size_t(d.kernel_root)].stages.size() > 1)
         used.insert("fused into a kernel with updates");
@@ -96,6 +100,7 @@ std::vector<std::string> walk_group(const PipelineDag &dag, int func, const Func
   for (size_t s = 1; s + 1 < decision.tilings.size(); s++) {
     last.tilings.back().own_tiling = last.tilings.back().own_tiling || decision.tilings[s].own_tiling;
     last.tilings.back().reduction_unroll = std::max(last.tilings.back().reduction_unroll, decision.tilings[s].reduction_unroll);
+    last.tilings.back().slab = std::max(last.tilings.back().slab, decision.tilings[s].slab);
   }
   return decision_constructs(dag, func, last);
 }

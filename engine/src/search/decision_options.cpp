@@ -145,6 +145,19 @@ bool only_root_consumes(const PipelineDag &dag, const ScheduleState &state, int 
   return true;
 }
 
+// Whether a Func fused per slab reads `func` (directly or through inlined Funcs).
+bool feeds_per_slab(const PipelineDag &dag, const ScheduleState &state, int func, int depth = 0) {
+  if (depth > 64) return true;
+  for (const std::string &name : dag.funcs[func].consumers) {
+    const int c = dag.index_of(name);
+    if (c < 0 || !state.decided[c]) continue;
+    const FuncDecision &d = state.decisions[c];
+    if (d.per_slab) return true;
+    if (d.level == ComputeLevel::Inline && feeds_per_slab(dag, state, c, depth + 1)) return true;
+  }
+  return false;
+}
+
 double region_points(const FuncNode &f) {
   double n = 1;
   for (const Span &s : f.region) n *= double(std::max<int64_t>(1, s.extent()));
@@ -376,6 +389,21 @@ std::vector<int64_t> reduction_unroll_factors(const StageNode &update, const Sta
   return {};
 }
 
+std::vector<int64_t> slab_sizes(const StageNode &update, const StageTiling &tiling) {
+  if (update.index == 0 || tiling.single_thread || tiling.atomic || tiling.privatized) return {};
+  // Fused Funcs never go into kernels with a loop whole inside each thread (kernel_accepts_fusion).
+  if (std::find(tiling.in_thread.begin(), tiling.in_thread.end(), true) != tiling.in_thread.end()) return {};
+  int64_t extent = 0;  // of the outermost reduction loop
+  for (const LoopDim &loop : update.loops)
+    if (loop.is_rvar) extent = loop.estimate.extent();
+  // A slab of a few steps (the taps of a short loop) or of many (a convolution's input
+  // channels, a matrix product's depth): a deeper slab is fewer barriers, more shared memory.
+  std::vector<int64_t> sizes;
+  for (int64_t s : {2, 8, 32})
+    if (s < extent) sizes.push_back(s);
+  return sizes;
+}
+
 int consuming_kernel(const PipelineDag &dag, const ScheduleState &state, int func) {
   int kernel = -1;
   std::vector<int> pending = {func};
@@ -523,9 +551,28 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
     FuncDecision root{ComputeLevel::Root, -1, {tiling}};
     for (size_t s = 1; s < f.stages.size(); s++) root.tilings.push_back(update_tiling(f.stages[s], tiling, gpu));
     options.push_back(root);
+    // The last stage's reduction in slabs, for producers copied per slab (fusion_options): the
+    // search takes the deepest slab, random walks each in turn.
+    if (f.stages.size() > 1 && !limits.coarse) {
+      const std::vector<int64_t> slabs = slab_sizes(f.stages.back(), root.tilings.back());
+      if (!slabs.empty()) {
+        FuncDecision staged = root;
+        staged.tilings.back().slab = limits.every_update_option ? slabs[index % slabs.size()] : slabs.back();
+        options.push_back(staged);
+      }
+    }
     if (f.stages.size() > 1 && !limits.coarse) {
       if (!updates) updates = update_choices(dag, func, root, gpu, /*rank=*/!limits.every_update_option);
+      const size_t first_variant = options.size();
       add_update_variants(root, index, *updates, limits.every_update_option, options);
+      // Random walks: the update variants in slabs too (a slab split composed with the unroll's).
+      for (size_t v = first_variant, end = options.size(); v < end && limits.every_update_option; v++) {
+        const std::vector<int64_t> slabs = slab_sizes(f.stages.back(), options[v].tilings.back());
+        if (slabs.empty()) continue;
+        FuncDecision staged = options[v];
+        staged.tilings.back().slab = slabs[(index + v) % slabs.size()];
+        options.push_back(staged);
+      }
     }
     // Scatters with few points and many updates (histograms) contend on their atomics: the
     // same kernel privatized per block, with a few strip heights. Only the last stage: the copy
@@ -549,13 +596,25 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
 
   const int kernel = consuming_kernel(dag, state, func);
   if (kernel < 0 || !kernel_accepts_fusion(dag, state, kernel, func)) return options;
+  // A Func read by one copied per slab stays at root or inline: computed per block it would
+  // cover every slab's reads at once, which the kernel model does not propagate.
+  if (feeds_per_slab(dag, state, func)) return options;
   const int stage = int(state.decisions[kernel].tilings.size()) - 1;
   const double needed = region_points(f);
-  for (ComputeLevel level : {ComputeLevel::Block, ComputeLevel::Thread}) {
+  // Per slab: a single-stage Func read only by the kernel's staged reduction (through inlined
+  // Funcs), computed at its loop over slabs.
+  const bool slab_option = state.decisions[kernel].tilings.back().slab > 0 && f.stages.size() == 1 &&
+                           only_root_consumes(dag, state, func, kernel);
+  for (int choice = 0; choice < 3; choice++) {
+    const ComputeLevel level = choice == 1 ? ComputeLevel::Thread : ComputeLevel::Block;
+    const bool per_slab = choice == 2;
+    if (per_slab && !slab_option) continue;
     if (!fusion_is_legal(f, level)) continue;
     if (level == ComputeLevel::Thread && !only_root_consumes(dag, state, func, kernel)) continue;
     ScheduleState trial = state;
-    trial.decide(func, FuncDecision{level, kernel, {}});
+    FuncDecision candidate{level, kernel, {}};
+    candidate.per_slab = per_slab;
+    trial.decide(func, candidate);
     KernelModel km = build_kernel_model(dag, trial, kernel, stage, gpu);
     if (!km.valid) continue;
     bool acceptable = true;
@@ -566,7 +625,10 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
       // and a reduction's accumulators would go to memory at each step.
       if (level == ComputeLevel::Thread && !fused.in_registers) acceptable = false;
       const double recompute = fused.points_per_block * km.blocks / std::max(1.0, needed);
-      if (recompute > limits.max_recompute) acceptable = false;
+      // A copy (an input's wrapper) staged per slab is re-read by every block along the other
+      // dimensions, which is the point: no arithmetic is recomputed.
+      const bool copy = per_slab && f.stages[0].arithmetic_ops().total() == 0;
+      if (recompute > limits.max_recompute && !copy) acceptable = false;
       if (level == ComputeLevel::Thread && fused.points_per_block / km.threads_per_block > limits.max_thread_points)
         acceptable = false;
     }

@@ -40,6 +40,11 @@ std::vector<StageTiling> own_update_tilings(const StageNode &update, const GpuPr
 /// with `tiling` (none for atomic scatters or without reduction loops).
 std::vector<int64_t> reduction_unroll_factors(const StageNode &update, const StageTiling &tiling);
 
+/// The slab sizes into which an update's outermost reduction loop may be split with `tiling`
+/// (StageTiling::slab), so producers are copied into shared memory per slab (none for pure
+/// stages, atomic scatters, one-thread kernels, or loops whole inside each thread).
+std::vector<int64_t> slab_sizes(const StageNode &update, const StageTiling &tiling);
+
 /// The children of `state` for DAG Func `func` (which must be the next undecided one). Every
 /// returned decision is legal in Halide and within the profile's limits. They are the
 /// standalone options followed by the fusion options below.

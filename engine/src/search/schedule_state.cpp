@@ -76,7 +76,9 @@ uint64_t ScheduleState::exact_hash() const {
     hasher.add(i);
     hasher.add(uint64_t(d.level));
     hasher.add(uint64_t(d.kernel_root + 1));
+    if (d.per_slab) hasher.add(uint64_t(0x51ab));
     for (const StageTiling &t : d.tilings) {
+      if (t.slab > 0) hasher.add(uint64_t(t.slab) + 0x51ab0000);
       hasher.add(t.single_thread);
       hasher.add(t.atomic);
       hasher.add(t.privatized);
@@ -103,7 +105,9 @@ uint64_t ScheduleState::structural_hash() const {
     hasher.add(i);
     hasher.add(uint64_t(d.level));
     hasher.add(uint64_t(d.kernel_root + 1));
+    if (d.per_slab) hasher.add(uint64_t(0x51ab));
     for (const StageTiling &t : d.tilings) {
+      if (t.slab > 0) hasher.add(uint64_t(0x51ab0000));
       hasher.add(t.privatized);
       if (t.reduction_unroll > 1 || t.own_tiling) hasher.add(uint64_t(t.reduction_unroll > 1) * 2 + t.own_tiling);
       for (size_t k = 0; k < t.vars.size(); k++)
@@ -116,7 +120,10 @@ uint64_t ScheduleState::structural_hash() const {
 std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
   switch (d.level) {
     case ComputeLevel::Inline: return "inlined into its consumers";
-    case ComputeLevel::Block: return "computed per GPU block of " + dag.funcs[d.kernel_root].name + ", in shared memory";
+    case ComputeLevel::Block:
+      if (d.per_slab)
+        return "copied per slab of " + dag.funcs[d.kernel_root].name + "'s reduction loop by the GPU block, in shared memory";
+      return "computed per GPU block of " + dag.funcs[d.kernel_root].name + ", in shared memory";
     case ComputeLevel::Thread: return "computed per GPU thread of " + dag.funcs[d.kernel_root].name + ", in registers";
     case ComputeLevel::Root: break;
   }
@@ -139,7 +146,7 @@ std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
   }
   for (size_t k = 1; k < d.tilings.size(); k++) {
     const StageTiling &u = d.tilings[k];
-    if (!u.own_tiling && u.reduction_unroll <= 1) continue;
+    if (!u.own_tiling && u.reduction_unroll <= 1 && u.slab <= 0) continue;
     text += "; update " + std::to_string(k - 1) + ":";
     if (u.own_tiling) {
       std::string own;
@@ -149,6 +156,9 @@ std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
     }
     if (u.reduction_unroll > 1)
       text += std::string(u.own_tiling ? "," : "") + " reduction loop unrolled by " + std::to_string(u.reduction_unroll);
+    if (u.slab > 0)
+      text += std::string(u.own_tiling || u.reduction_unroll > 1 ? "," : "") + " reduction in slabs of " +
+              std::to_string(u.slab);
   }
   for (const StageTiling &u : d.tilings)
     if (u.privatized)

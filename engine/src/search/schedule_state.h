@@ -42,6 +42,11 @@ struct StageTiling {
   /// Update stages: threads chosen for this stage itself rather than following the pure stage's
   /// tiling (update_tiling), with blocks of its own shape.
   bool own_tiling = false;
+  /// Update stages: the outermost reduction loop split into slabs of this many iterations, the
+  /// loop over slabs placed between the block loops and the thread loops, so that a Func fused
+  /// per slab (FuncDecision::per_slab) is copied cooperatively into shared memory by the block's
+  /// threads once per slab, then read by every thread's steps. 0: not staged.
+  int64_t slab = 0;
 
   int64_t threads_per_block() const;
   int64_t tile(size_t i) const { return threads[i] * serial[i]; }
@@ -56,6 +61,9 @@ struct FuncDecision {
   ComputeLevel level = ComputeLevel::Inline;
   int kernel_root = -1;                ///< Block/Thread: DAG index of the Root Func computing it
   std::vector<StageTiling> tilings;    ///< Root: one per stage
+  /// Block level: computed once per slab of the kernel's reduction loop (StageTiling::slab), at
+  /// the loop over slabs, not once per block.
+  bool per_slab = false;
 };
 
 using DecisionPtr = std::shared_ptr<const FuncDecision>;

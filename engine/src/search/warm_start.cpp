@@ -19,7 +19,7 @@ using Hasher = ContentHash<0x6a09e667f3bcc908ULL>;
 
 // Whitespace-separated tokens: Halide names contain no spaces. One Func per line.
 // The last line is "checksum <XXH3-64 of the lines before, hex>".
-constexpr char kMagic[] = "hlsched-warm-start-v3";
+constexpr char kMagic[] = "hlsched-warm-start-v4";
 
 }  // namespace
 
@@ -129,9 +129,11 @@ bool WarmStart::read(std::istream &in) {
   std::string magic;
   size_t count = 0;
   // v1 (datasets of 2026-12-01 keep it) has the same tokens; v2 only added the file's checksum;
-  // v3 adds each tiling's reduction unroll and own-tiling flag after its loops.
+  // v3 adds each tiling's reduction unroll and own-tiling flag after its loops; v4 each tiling's
+  // slab after those, and the decision's per-slab flag after its tilings.
   if (!(in >> magic)) return false;
-  const bool v3 = magic == kMagic;
+  const bool v4 = magic == kMagic;
+  const bool v3 = v4 || magic == "hlsched-warm-start-v3";
   if ((!v3 && magic != "hlsched-warm-start-v1" && magic != "hlsched-warm-start-v2") || !(in >> options_key_ >> count))
     return false;
   std::map<std::string, Entry> entries;
@@ -162,8 +164,10 @@ bool WarmStart::read(std::istream &in) {
         tiling.in_thread.push_back(in_thread);
       }
       if (v3 && (!(in >> tiling.reduction_unroll >> tiling.own_tiling) || tiling.reduction_unroll < 1)) return false;
+      if (v4 && (!(in >> tiling.slab) || tiling.slab < 0)) return false;
       e.decision.tilings.push_back(std::move(tiling));
     }
+    if (v4 && !(in >> e.decision.per_slab)) return false;
     entries[name] = std::move(e);
   }
   entries_ = std::move(entries);
@@ -191,8 +195,9 @@ void WarmStart::write(std::ostream &out) const {
       for (size_t v = 0; v < t.vars.size(); v++)
         out << " " << t.vars[v] << " " << t.extents[v] << " " << t.threads[v] << " " << t.serial[v] << " "
             << t.in_thread[v];
-      out << " " << t.reduction_unroll << " " << t.own_tiling;
+      out << " " << t.reduction_unroll << " " << t.own_tiling << " " << t.slab;
     }
+    out << " " << e.decision.per_slab;
     out << "\n";
   }
 }
