@@ -5,6 +5,9 @@
 #
 #   scripts/build_vscode_extension.sh            install + compile + package
 #   scripts/build_vscode_extension.sh --install  install only (what the tests need)
+#
+# Runs on Debian 12's Node 18 and npm 9: package.json pins vsce's cheerio to 1.0.0 (cheerio 1.1+
+# loads undici 7, which needs Node 20 and stops `vsce package` with "File is not defined").
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here/editors/vscode"

@@ -194,6 +194,7 @@ AnalysisOutcome analyze_generator(const AnalysisRequest &request) {
   }
 
   GeneratorBuildOptions build_options;
+  build_options.compiler = default_generator_compiler();
   build_options.cache_dir = request.cache_dir;
   build_options.extra_flags = request.extra_compile_flags;
   build_options.cancel = request.cancel;

@@ -149,18 +149,22 @@ json run_task(const WorkerRequest &request) {
     if (!in) throw UserError("schedule", "cannot read schedule file " + request.schedule_path);
     json spec = json::parse(in, nullptr, /*allow_exceptions=*/false);
     if (spec.contains("schedule")) spec = spec["schedule"];
+    // To the algorithm: the schedule replaces any the generator already has.
     GeneratorInstance inst = instantiate_generator(name, target, request.params, /*auto_schedule=*/true);
-    apply_schedule(schedule_spec_from_json(spec), inst.pipeline, ApplyMode::Gpu);
-    CompiledPipeline compiled = compile_pipeline(inst.pipeline, target, name);
+    apply_schedule(schedule_spec_from_json(spec), inst.algorithm, ApplyMode::Gpu);
+    CompiledPipeline compiled = compile_pipeline(inst.algorithm, target, name);
     write_stmt(request.stmt_path, compiled);
     return {{"generator", name}, {"target", target.to_string()}, {"gpu_kernels", compiled.gpu_kernels}};
   }
 
+  // Everything below plans the algorithm, whatever schedule the generator already has: a
+  // pasted suggestion is then analyzed as the pipeline it was suggested for.
   GeneratorInstance inst = instantiate_generator(name, target, request.params, /*auto_schedule=*/true);
   die_here_if(Fault::KillAfterInstantiate);
+  Halide::Pipeline &algorithm = inst.algorithm;
   PipelineDag dag;
   try {
-    dag = build_pipeline_dag(inst.pipeline);
+    dag = build_pipeline_dag(algorithm);
   } catch (const MissingEstimatesError &e) {
     throw UserError("missing_estimates", e.what());
   }
@@ -176,7 +180,7 @@ json run_task(const WorkerRequest &request) {
     // One walk at a time, to say which walk each sample is: walks that end without a complete
     // schedule are left out, and the plugin's sample=I names the walk, not the position here.
     for (int walk = request.sample_first; walk < request.sample_first + request.sample_count; walk++)
-      for (const ScheduleResult &r : sample_schedules(inst.pipeline, dag, options, 1, request.sample_seed, walk)) {
+      for (const ScheduleResult &r : sample_schedules(algorithm, dag, options, 1, request.sample_seed, walk)) {
         json entry = to_json(r);
         entry.erase("search");
         entry["walk"] = walk;
@@ -239,17 +243,17 @@ json run_task(const WorkerRequest &request) {
 
   AutoschedulerOptions options = request.search;
   options.gpu_profile = request.gpu_profile;
-  ScheduleResult result = schedule_pipeline(inst.pipeline, dag, options);
+  ScheduleResult result = schedule_pipeline(algorithm, dag, options);
   die_here_if(Fault::KillAfterSearch);
   json out = to_json(result);
   out["generator"] = name;
   if (request.verify) {
-    apply_schedule(result.schedule, inst.pipeline, ApplyMode::Gpu);
+    apply_schedule(result.schedule, algorithm, ApplyMode::Gpu);
     // Compiled as the schedule says it must be: with large_buffers when its buffers need it.
     Halide::Target verify_target = target;
     if (Halide::Target(result.target).has_feature(Halide::Target::LargeBuffers))
       verify_target = verify_target.with_feature(Halide::Target::LargeBuffers);
-    CompiledPipeline compiled = compile_pipeline(inst.pipeline, verify_target, name);
+    CompiledPipeline compiled = compile_pipeline(algorithm, verify_target, name);
     out["verified"] = {{"compiled", true}, {"gpu_kernels", compiled.gpu_kernels}, {"target", verify_target.to_string()}};
   }
   return out;

@@ -99,3 +99,33 @@ TEST_CASE("cli: dag --json describes the pipeline", "[e2e][schedule]") {
   CHECK(saw_hist);
   CHECK_FALSE(dag["edges"].empty());
 }
+
+// The daemon analyzes a file again after "Insert suggested schedule": the pasted schedule must not
+// change what is planned, even where it rewrites the algorithm (a privatized histogram's
+// rfactor() adds an intermediate Func and makes the reduction read it).
+TEST_CASE("cli: a pasted suggestion with rfactor is predicted as when it was suggested", "[e2e][schedule][pasted]") {
+  // A deterministic search (no deadline) and no memo: the two runs must plan alike.
+  const std::vector<std::string> search = {"--beam-size", "4", "--passes", "1", "--time-budget", "100000", "--no-memo"};
+  auto dir = scratch_dir("pasted-rfactor");
+  for (const std::string source : {"tests/data/generators/reductions_small.cpp", "examples/hist/hist_generator.cpp"}) {
+    INFO(source);
+    std::vector<std::string> args = {"schedule", "--json", source_path(source).string()};
+    args.insert(args.end(), search.begin(), search.end());
+    auto suggested = run_hlsched(args);
+    INFO(suggested.stderr_text);
+    REQUIRE(suggested.exit_code == 0);
+    const auto suggestion = stdout_json(suggested);
+    REQUIRE(suggestion["schedule_code"].get<std::string>().find(".rfactor(") != std::string::npos);
+
+    const auto pasted = dir / std::filesystem::path(source).filename();
+    std::ofstream(pasted) << paste_schedule(read_file(source_path(source)), suggestion["schedule_code"]);
+    args[2] = pasted.string();
+    auto again = run_hlsched(args);
+    INFO(again.stderr_text);
+    REQUIRE(again.exit_code == 0);
+    const auto result = stdout_json(again);
+    CHECK(result["predicted_runtime_ms"].get<double>() ==
+          Approx(suggestion["predicted_runtime_ms"].get<double>()).epsilon(0.01));
+    CHECK(result["schedule_code"] == suggestion["schedule_code"]);
+  }
+}

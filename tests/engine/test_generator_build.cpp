@@ -164,6 +164,46 @@ TEST_CASE("build_generator uses the precompiled Halide.h after system headers, a
   CHECK(std::find(kept.command.begin(), kept.command.end(), "-include") == kept.command.end());
 }
 
+TEST_CASE("build_generator with clang links the precompiled Halide.h's code into the generator", "[generator_build]") {
+  // What the analyses use when clang++-14 is installed (scripts/setup.sh installs it).
+  auto options = test_options();
+  options.compiler = "clang++-14";
+  Scratch scratch;
+  const auto source = scratch.write("blur_generator.cpp", "#include <vector>\n" +
+                                    read_text(repository_root() / "examples/blur/blur_generator.cpp") + "\n// " +
+                                    unique_tag() + "\n");
+  const auto build = hlsched::build_generator(source, options);
+  INFO(describe(build));
+  REQUIRE(build.ok);
+  scratch.built.push_back(build.shared_object);
+  CHECK(build.precompiled_header.extension() == ".pch");
+  CHECK(build.compiler_output.find("pch") == std::string::npos);  // not rejected (-Winvalid-pch)
+  const auto pch = std::find(build.command.begin(), build.command.end(), "-include-pch");
+  REQUIRE(pch != build.command.end());
+  CHECK(*(pch + 1) == build.precompiled_header.string());
+  // -fpch-codegen: the generator calls Halide's inline functions in the PCH's object file, which
+  // the build links in; without it the .so would not load.
+  CHECK(std::find(build.command.begin(), build.command.end(), build.precompiled_header.string() + ".o") !=
+        build.command.end());
+  const auto outcome = hlsched::run_worker(
+      {"/usr/bin/env", "HLSCHED_TEST_GENERATOR_SO=" + build.shared_object.string(),
+       hlsched::current_executable().string(), "generator_build child: dlopen"},
+      {});
+  INFO(outcome.describe() << "\n" << outcome.stdout_text << outcome.stderr_text);
+  CHECK(outcome.succeeded());
+  CHECK(outcome.stdout_text.find("registered: blur\n") != std::string::npos);
+
+  // Where Halide.h cannot come first, Clang builds without the PCH (and without its code).
+  const auto with_macro = scratch.write("macro_generator.cpp", "#define HLSCHED_TEST_MACRO 1\n#include \"Halide.h\"\n// " +
+                                        unique_tag() + "\n");
+  const auto kept = hlsched::build_generator(with_macro, options);
+  INFO(describe(kept));
+  CHECK(kept.ok);
+  if (kept.ok) scratch.built.push_back(kept.shared_object);
+  CHECK(std::find(kept.command.begin(), kept.command.end(), "-include-pch") == kept.command.end());
+  CHECK(kept.precompiled_header.empty());
+}
+
 TEST_CASE("build_generator accepts Halide.h included twice with the precompiled header", "[generator_build]") {
   Scratch scratch;
   scratch.write("helpers.h", "#pragma once\n#include \"Halide.h\"\ninline Halide::Expr twice(Halide::Expr e) { return e * 2; }\n");

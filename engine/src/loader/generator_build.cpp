@@ -228,25 +228,62 @@ std::vector<std::string> common_compile_flags(const GeneratorBuildOptions &optio
 // ---------------------------------------------------------------------------------------------
 // Precompiled Halide.h
 
+bool is_clang(const std::string &compiler_id) { return compiler_id.find("clang") != std::string::npos; }
+
+// Clang's precompiled Halide.h also carries Halide's templates instantiated once
+// (-fpch-instantiate-templates) and the code of its inline functions, compiled once into an
+// object file (-fpch-codegen): a generator build then compiles only the user's code, half the
+// time of g++ with its .gch (docs/PERFORMANCE.md, "Edit latency, third round").
+const std::vector<std::string> kClangPchFlags = {"-fpch-instantiate-templates", "-fpch-codegen"};
+
 struct PchResult {
   fs::path directory;  // to put first on the include path; empty: build without a PCH
   fs::path file;
+  fs::path code_object;  // Clang: the PCH's compiled inline functions, linked into each generator
   double build_seconds = 0;
 };
 
-// Finds or builds <cache>/pch/<key>/Halide.h.gch. A failed PCH build is not fatal: the generator
-// build then parses Halide.h itself, and reports any real problem with the flags.
+// Runs one step of the PCH build into a temporary file and publishes it as `artifact`.
+bool build_pch_artifact(std::vector<std::string> command, const fs::path &artifact, const GeneratorBuildOptions &options) {
+  std::error_code ec;
+  const fs::path temporary = cache::temporary_name(artifact);
+  command.insert(command.end(), {"-o", temporary.string()});
+  spdlog::debug("precompiling Halide.h: {}", join_command(command));
+  WorkerLimits limits;
+  limits.time_limit = options.compile_time_limit;
+  limits.cancel = options.cancel;
+  const WorkerOutcome outcome = run_worker(command, limits);
+  if (!outcome.succeeded()) {
+    fs::remove(temporary, ec);
+    spdlog::warn("precompiling Halide.h failed (the compiler {}); compiling without it:\n{}", outcome.describe(),
+                 outcome.stderr_text);
+    return false;
+  }
+  std::string error;
+  if (!cache::publish(temporary, artifact, error)) {
+    spdlog::warn("{}; compiling without a precompiled Halide.h", error);
+    return false;
+  }
+  return true;
+}
+
+// Finds or builds <cache>/pch/<key>/Halide.h.gch (GCC), or Halide.h.pch and Halide.h.pch.o
+// (Clang). A failed PCH build is not fatal: the generator build then parses Halide.h itself, and
+// reports any real problem with the flags.
 PchResult ensure_precompiled_halide(const GeneratorBuildOptions &options, const fs::path &cache_dir,
                                     const fs::path &halide_dir, const std::string &compiler_id,
                                     const std::string &halide_hash) {
+  const bool clang = is_clang(compiler_id);
   const std::vector<std::string> flags = common_compile_flags(options);
   const std::string key =
       KeyHasher().add(kCacheFormat).add("pch").add(options.compiler).add(compiler_id).add(flags).add(halide_hash).hex();
   PchResult result;
   const fs::path directory = cache_dir / "pch" / key;
-  const fs::path gch = directory / "Halide.h.gch";
+  const fs::path gch = directory / (clang ? "Halide.h.pch" : "Halide.h.gch");
+  const fs::path code_object = directory / "Halide.h.pch.o";
+  const auto built = [&] { return cache::verify(gch) && (!clang || cache::verify(code_object)); };
   std::error_code ec;
-  if (!cache::verify(gch)) {
+  if (!built()) {
     fs::create_directories(directory, ec);
     if (ec) {
       spdlog::warn("cannot create {}: {}; compiling without a precompiled Halide.h", directory.string(), ec.message());
@@ -255,28 +292,19 @@ PchResult ensure_precompiled_halide(const GeneratorBuildOptions &options, const 
     const auto start = Clock::now();
     cache::ArtifactLock lock(gch, options.cancel);
     if (lock.cancelled()) return result;
-    if (!cache::verify(gch)) {  // someone else may have built it while we waited for the lock
-      cache::discard(gch);      // missing, damaged or half-published: build it again
-      const fs::path temporary = cache::temporary_name(gch);
+    if (!built()) {  // someone else may have built it while we waited for the lock
+      cache::discard(gch);  // missing, damaged or half-published: build it again
+      cache::discard(code_object);
       std::vector<std::string> command = {options.compiler};
       command.insert(command.end(), flags.begin(), flags.end());
-      command.insert(command.end(), {"-I" + halide_dir.string(), "-x", "c++-header",
-                                     (halide_dir / "Halide.h").string(), "-o", temporary.string()});
-      spdlog::debug("precompiling Halide.h: {}", join_command(command));
-      WorkerLimits limits;
-      limits.time_limit = options.compile_time_limit;
-      limits.cancel = options.cancel;
-      const WorkerOutcome outcome = run_worker(command, limits);
-      if (!outcome.succeeded()) {
-        fs::remove(temporary, ec);
-        spdlog::warn("precompiling Halide.h failed (the compiler {}); compiling without it:\n{}", outcome.describe(),
-                     outcome.stderr_text);
-        return result;
-      }
-      std::string error;
-      if (!cache::publish(temporary, gch, error)) {
-        spdlog::warn("{}; compiling without a precompiled Halide.h", error);
-        return result;
+      if (clang) command.insert(command.end(), kClangPchFlags.begin(), kClangPchFlags.end());
+      command.insert(command.end(), {"-I" + halide_dir.string(), "-x", "c++-header", (halide_dir / "Halide.h").string()});
+      if (!build_pch_artifact(command, gch, options)) return result;
+      if (clang) {
+        command = {options.compiler};
+        command.insert(command.end(), flags.begin(), flags.end());
+        command.insert(command.end(), {"-c", gch.string()});
+        if (!build_pch_artifact(command, code_object, options)) return result;
       }
     }
     result.build_seconds = seconds_since(start);
@@ -292,6 +320,7 @@ PchResult ensure_precompiled_halide(const GeneratorBuildOptions &options, const 
   }
   result.directory = directory;
   result.file = gch;
+  if (clang) result.code_object = code_object;
   return result;
 }
 
@@ -370,6 +399,15 @@ fs::path default_halide_include_dir() {
   return candidates.front();  // build_generator() reports that Halide.h is missing
 }
 
+std::string default_generator_compiler() {
+  if (const char *chosen = std::getenv("HLSCHED_GENERATOR_COMPILER"); chosen && *chosen) return chosen;
+  const char *path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && ::access((fs::path(dir) / "clang++-14").c_str(), X_OK) == 0) return "clang++-14";
+  return "g++";
+}
+
 std::vector<std::string> default_halide_link_flags() {
 #ifdef HLSCHED_HALIDE_LIBRARY  // configured by engine/CMakeLists.txt from Halide::Halide
   if (std::error_code ec; fs::exists(HLSCHED_HALIDE_LIBRARY, ec)) return {HLSCHED_HALIDE_LIBRARY};
@@ -445,19 +483,29 @@ GeneratorBuild build_generator(const fs::path &source_arg, const GeneratorBuildO
   // 4. Compile to a temporary name, rename into place.
   std::vector<std::string> command = {options.compiler};
   command.insert(command.end(), compile_flags.begin(), compile_flags.end());
+  fs::path pch_code_object;
   if (options.use_precompiled_header && includes_halide(source_text)) {
     const PchResult pch = ensure_precompiled_halide(options, cache_dir, halide_dir, compiler_id, halide_hash);
     result.pch_seconds = pch.build_seconds;
     result.precompiled_header = pch.file;
-    // Before everything else on the include path, so that #include "Halide.h" finds the .gch;
-    // and included first where that changes nothing, so that GCC can use it at all.
-    if (!pch.directory.empty()) {
+    if (!pch.code_object.empty()) {
+      // Clang: only as the first include; its code object then comes with the generator.
+      if (halide_may_come_first(source_text)) {
+        command.insert(command.end(), {"-include-pch", pch.file.string()});
+        pch_code_object = pch.code_object;
+      } else {
+        result.precompiled_header.clear();
+      }
+    } else if (!pch.directory.empty()) {
+      // GCC: before everything else on the include path, so that #include "Halide.h" finds the
+      // .gch; and included first where that changes nothing, so that GCC can use it at all.
       command.push_back("-I" + pch.directory.string());
       if (halide_may_come_first(source_text)) command.insert(command.end(), {"-include", (pch.directory / "Halide.h").string()});
     }
   }
   const fs::path temporary = cache::temporary_name(result.shared_object);
   command.insert(command.end(), rest.begin(), rest.end());
+  if (!pch_code_object.empty()) command.push_back(pch_code_object.string());
   command.insert(command.end(), {"-o", temporary.string()});
   command.insert(command.end(), link_flags.begin(), link_flags.end());
   result.command = command;

@@ -2,17 +2,58 @@
 
 #include <stdexcept>
 
+#include "hlsched/engine/pipeline_walk.h"
+
 namespace hlsched {
 namespace {
 
-// GeneratorBase::build_pipeline() is protected in Halide 14. A member pointer formed inside a
-// derived class is the standard-conforming way to reach it without patching Halide.
-struct BuildPipelineAccess : Halide::Internal::GeneratorBase {
-  static Halide::Pipeline build(Halide::Internal::GeneratorBase &generator) {
-    auto method = &BuildPipelineAccess::build_pipeline;
+using Halide::Internal::Function;
+using Halide::Internal::GeneratorBase;
+
+// A generator's steps (generate(), then schedule()) are protected in Halide 14. Member pointers
+// formed inside a derived class are the standard-conforming way to reach them without patching
+// Halide.
+struct GeneratorSteps : GeneratorBase {
+  static void generate(GeneratorBase &generator) {
+    auto method = &GeneratorSteps::call_generate;
+    (generator.*method)();
+  }
+  static void schedule(GeneratorBase &generator) {
+    auto method = &GeneratorSteps::call_schedule;
+    (generator.*method)();
+  }
+  static bool generate_was_called(GeneratorBase &generator) {
+    auto phase = &GeneratorSteps::phase;
+    return generator.*phase >= GenerateCalled;
+  }
+  // Both steps at once: the only way for a generator with a build() method instead of
+  // generate() (allowed by HALIDE_ALLOW_GENERATOR_BUILD_METHOD).
+  static Halide::Pipeline build(GeneratorBase &generator) {
+    auto method = &GeneratorSteps::build_pipeline;
     return (generator.*method)();
   }
 };
+
+// A copy of the pipeline's whole Function graph (Parameters stay shared): scheduling the
+// original afterwards does not reach it, even where the schedule rewrites definitions.
+Halide::Pipeline copy_of_functions(const Halide::Pipeline &pipeline) {
+  std::vector<Function> outputs;
+  for (const Halide::Func &out : pipeline.outputs()) outputs.push_back(out.function());
+  const auto copies = Halide::Internal::deep_copy(outputs, pipeline_functions(pipeline)).first;
+  std::vector<Halide::Func> funcs;
+  for (const Function &f : copies) funcs.emplace_back(f);
+  return Halide::Pipeline(funcs);
+}
+
+// Estimates are commonly set in schedule() (next to the schedule they serve), but they describe
+// the algorithm's sizes: the copy taken before schedule() gets them from the scheduled Funcs.
+void copy_estimates(const Halide::Pipeline &scheduled, const Halide::Pipeline &algorithm) {
+  const auto scheduled_funcs = pipeline_functions(scheduled);
+  for (auto &[name, f] : pipeline_functions(algorithm)) {
+    auto same = scheduled_funcs.find(name);
+    if (same != scheduled_funcs.end()) f.schedule().estimates() = same->second.schedule().estimates();
+  }
+}
 
 std::string join(const std::vector<std::string> &items) {
   std::string out;
@@ -50,7 +91,19 @@ GeneratorInstance instantiate_generator(const std::string &name, const Halide::T
   Halide::Internal::GeneratorParamsMap values;
   for (const auto &[key, value] : params) values[key] = Halide::Internal::StringOrLoopLevel(value);
   instance.generator->set_generator_param_values(values);
-  instance.pipeline = BuildPipelineAccess::build(*instance.generator);
+  GeneratorBase &generator = *instance.generator;
+  try {
+    GeneratorSteps::generate(generator);
+  } catch (const Halide::Error &) {
+    if (GeneratorSteps::generate_was_called(generator)) throw;  // the user's generate() failed
+    // A build() generator: the algorithm and its schedule come out of one call.
+    instance.pipeline = instance.algorithm = GeneratorSteps::build(generator);
+    return instance;
+  }
+  instance.algorithm = copy_of_functions(generator.get_pipeline());
+  GeneratorSteps::schedule(generator);
+  instance.pipeline = generator.get_pipeline();
+  copy_estimates(instance.pipeline, instance.algorithm);
   return instance;
 }
 

@@ -19,11 +19,18 @@ namespace hlsched {
 /// GeneratorParam values by name, as given on a command line (`key=value`).
 using GeneratorParams = std::map<std::string, std::string>;
 
-/// A generator instance and the Pipeline it built. The generator owns the Input/Output
-/// parameters the Pipeline refers to, so it must outlive every use of the Pipeline.
+/// A generator instance and the Pipelines it built. The generator owns the Input/Output
+/// parameters the Pipelines refer to, so it must outlive every use of them.
 struct GeneratorInstance {
   std::unique_ptr<Halide::Internal::GeneratorBase> generator;
+  /// What GenGen would compile: the algorithm with whatever schedule() did to it.
   Halide::Pipeline pipeline;
+  /// What the autoscheduler plans and applies its schedules to: the algorithm as generate()
+  /// left it, copied before schedule() ran, with the estimates schedule() set. A schedule already
+  /// in schedule() (a pasted suggestion, a hand-written one) is not part of it, not even the
+  /// Funcs it adds: rfactor() rewrites the reduction in place and adds an intermediate, in()
+  /// adds a wrapper. Where the generator schedules in generate() itself, that schedule stays.
+  Halide::Pipeline algorithm;
   std::string name;
 };
 
@@ -34,7 +41,7 @@ std::vector<std::string> registered_generators();
 /// registered one (error listing the choices if there are several, or none).
 std::string choose_generator(const std::string &requested);
 
-/// Instantiates `name` for `target` with `params` and builds its Pipeline. `auto_schedule` is
+/// Instantiates `name` for `target` with `params` and builds its Pipelines. `auto_schedule` is
 /// passed to the generator's context: generators use it to skip their own schedule.
 /// Throws std::runtime_error (unknown generator) or Halide::Error (bad params, user errors).
 GeneratorInstance instantiate_generator(const std::string &name, const Halide::Target &target,
