@@ -641,12 +641,14 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
 
 // Whether a stage of a kernel that reads `func` (directly or through inlined Funcs) is an atomic
 // update. Halide 14 emits a hardware atomic add for `f(index) += v` only when it can tell that
-// the value's load of f(index) and the store address are the same expression. A boundary
-// condition inlined into the update puts `likely` clamps or selects into the index; loop
-// partitioning then lowers the two copies differently and the update becomes a compare-and-swap
+// the value's load of f(index) and the store address are the same expression. With a boundary
+// condition inlined into the index (its clamps and selects, partitioned into several copies of
+// the loop), lowering leaves the two copies different and the update becomes a compare-and-swap
 // loop. On a histogram whose values pile into a few bins (values clamped to the first or last)
 // every thread of the GPU retries its CAS on one address: random pipelines 200037 and 200124
-// ran for over 60 s on the H200 where the same kernel with atomic adds took 1.2 ms.
+// ran for over 60 s on the H200 where the same kernel with atomic adds took 1.2 ms. Not the only
+// way to a CAS loop (docs/PERFORMANCE.md, "Atomic scatters that ran for minutes"), the one seen
+// in every hang.
 static bool reaches_atomic_update(const PipelineDag &dag, const ScheduleState &state, int func, int depth) {
   if (depth > 64) return true;
   const std::string &name = dag.funcs[func].name;
