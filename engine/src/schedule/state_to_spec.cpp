@@ -351,8 +351,11 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
       const TiledLoops &at = loops_of_root.at(d.kernel_root);
       StageSchedule stage;
       const bool per_block = d.level == ComputeLevel::Block;
-      const std::string &loop = d.per_slab ? at.slab_loop : per_block ? at.innermost_block : at.innermost_thread;
-      if (d.per_slab) stage.rvars.push_back(loop);  // the kernel's loop it is computed at is a reduction loop
+      // A copy per slab whose kernel's update was re-tiled without slabs is computed per block, as
+      // the kernel model then costs it.
+      const bool at_slab = d.per_slab && !at.slab_loop.empty();
+      const std::string &loop = at_slab ? at.slab_loop : per_block ? at.innermost_block : at.innermost_thread;
+      if (at_slab) stage.rvars.push_back(loop);  // the kernel's loop it is computed at is a reduction loop
       stage.directives.push_back(
           Directive{Kind::ComputeAt, {loop}, {}, Halide::TailStrategy::Auto, dag.funcs[d.kernel_root].name});
       // What the kernel model's propagation says of this Func in its kernel: the region it covers
