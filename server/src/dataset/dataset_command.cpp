@@ -12,28 +12,13 @@
 #include "bench/bench_command.h"
 #include "bench/bundle_builder.h"
 #include "dataset/ingest.h"
+#include "dataset/json_file.h"
 
 namespace hlsched::dataset {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-json read_json(const std::string &path, const std::string &what) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("cannot read the " + what + " " + path);
-  try {
-    return json::parse(in);
-  } catch (const json::exception &e) {
-    throw std::invalid_argument(path + " is not JSON: " + e.what());
-  }
-}
-
-std::string format_ms(double ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g ms", ms);
-  return text;
-}
 
 }  // namespace
 
@@ -95,7 +80,7 @@ int build_collection_bundle(const CollectionOptions &options, const CollectionPl
     std::cerr << "hlsched: error: " << summary.error << "\n";
     return 1;
   }
-  const json manifest_of_bundle = read_json((work / "manifest.json").string(), "bundle manifest");
+  const json manifest_of_bundle = read_json_file((work / "manifest.json").string(), "bundle manifest");
   const json collection = collection_manifest(options, plan, predictions, work / "variants",
                                               manifest_of_bundle.value("hlsched_commit", ""));
   std::ofstream(out / "collection.json") << collection.dump(1) << "\n";
@@ -106,8 +91,8 @@ int build_collection_bundle(const CollectionOptions &options, const CollectionPl
 }
 
 int ingest(const IngestRequest &request) {
-  const json results = read_json(request.results_path, "results");
-  const json collection = read_json(request.collection_path, "collection manifest");
+  const json results = read_json_file(request.results_path, "results");
+  const json collection = read_json_file(request.collection_path, "collection manifest");
   IngestOptions options;
   options.driver = request.driver;
   options.keep_mismatched = request.keep_mismatched;

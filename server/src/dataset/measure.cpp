@@ -14,28 +14,13 @@
 #include "bench/bench_command.h"
 #include "dataset/autotune_command.h"
 #include "dataset/local_gpu.h"
+#include "dataset/json_file.h"
 
 namespace hlsched::dataset {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-json read_json(const std::string &path, const std::string &what) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("cannot read the " + what + " " + path);
-  try {
-    return json::parse(in);
-  } catch (const json::exception &e) {
-    throw std::invalid_argument(path + " is not JSON: " + e.what());
-  }
-}
-
-std::string format_ms(double ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g ms", ms);
-  return text;
-}
 
 std::string number_text(double v) {
   std::ostringstream out;
@@ -98,8 +83,8 @@ std::string failure_of(const json &variant) {
 
 // The run, the pick and the records, once the runner's results exist.
 int pick_and_record(const MeasureRequest &request, const std::string &results_path, const std::string &collection_path) {
-  const json results = read_json(results_path, "results");
-  const json collection = read_json(collection_path, "collection manifest");
+  const json results = read_json_file(results_path, "results");
+  const json collection = read_json_file(collection_path, "collection manifest");
   const MeasurePick pick = pick_fastest(results, collection);
   std::cout << measure_report(pick);
   IngestRequest ingest_request;
