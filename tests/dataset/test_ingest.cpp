@@ -1,9 +1,9 @@
 // Ingesting a real H200 run (a few variants of the first collection, data/): what the records say.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 
 #include "dataset/ingest.h"
+#include "dataset/json_file.h"
 
 using namespace hlsched::dataset;
 using nlohmann::json;
@@ -11,8 +11,7 @@ using nlohmann::json;
 namespace {
 
 json read(const std::string &name) {
-  std::ifstream in(std::string(HLSCHED_DATASET_TEST_DATA) + "/" + name);
-  return json::parse(in);
+  return read_json_file(std::string(HLSCHED_DATASET_TEST_DATA) + "/" + name, "test data");
 }
 
 }  // namespace

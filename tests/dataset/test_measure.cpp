@@ -2,9 +2,9 @@
 // real H200 run of one random pipeline's variants, data/, relabelled as candidates 0..6).
 #include <catch2/catch.hpp>
 
-#include <fstream>
 
 #include "dataset/measure.h"
+#include "dataset/json_file.h"
 
 using namespace hlsched::dataset;
 using nlohmann::json;
@@ -12,8 +12,7 @@ using nlohmann::json;
 namespace {
 
 json read(const std::string &name) {
-  std::ifstream in(std::string(HLSCHED_DATASET_TEST_DATA) + "/" + name);
-  return json::parse(in);
+  return read_json_file(std::string(HLSCHED_DATASET_TEST_DATA) + "/" + name, "test data");
 }
 
 // The small collection's variants (r100001's beam schedule, its walks 0-4, r100014's beam
