@@ -9,10 +9,16 @@
 
 Per schedule: |predicted - measured| / measured of the whole pipeline; per pipeline with >= 3
 schedules: Spearman rank correlation (mean over pipelines); worst max(p/m, m/p). Standard library.
+
+    --only-dataset D.jsonl.zst   count only the schedules recorded in D (matched by pipeline id and
+                                 measured time), e.g. to see the first collection's records alone
+                                 after training on several
 """
 import csv
 import math
+import json
 import statistics
+import subprocess
 import sys
 from collections import defaultdict
 
@@ -20,12 +26,37 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from predictions_report import spearman  # noqa: E402
 
 
+def six_digits(ms):
+    return float(f"{ms:.6g}")  # what the trainer's TSV prints
+
+
+def dataset_schedules(path):
+    """(pipeline id, measured ms) of every record of a dataset file (.zst through zstd)."""
+    text = subprocess.run(["zstd", "-dc", path], capture_output=True, text=True, check=True).stdout \
+        if path.endswith(".zst") else open(path).read()
+    keys = set()
+    for line in text.splitlines():
+        record = json.loads(line)
+        ms = (record.get("measured") or {}).get("pipeline_ms")
+        if isinstance(ms, (int, float)):
+            keys.add((record["pipeline"]["id"], six_digits(ms)))
+    return keys
+
+
 def main():
+    args = sys.argv[1:]
+    only = None
+    if "--only-dataset" in args:
+        i = args.index("--only-dataset")
+        only = dataset_schedules(args[i + 1])
+        del args[i:i + 2]
     schedules = defaultdict(lambda: {"measured": 0.0, "hand": 0.0, "learned": 0.0})
     kernel_errors = {"hand": [], "learned": []}
-    for path in sys.argv[1:]:
+    for path in args:
         for row in csv.DictReader(open(path), delimiter="\t"):
             if row["held_out"] != "1":
+                continue
+            if only is not None and (row["pipeline"], six_digits(float(row["schedule_measured_ms"]))) not in only:
                 continue
             # Per kernel against CUPTI, without the launch term (CUPTI does not see launches).
             measured_kernel = float(row["kernel_measured_ms"])

@@ -322,6 +322,8 @@ CLI::App *TrainCommand::add_to(CLI::App &app) {
   cmd->add_flag("--keep-unfaithful", r.keep_unfaithful,
                 "Train also on records that no longer rebuild as the schedule measured (hlsched dataset check)");
   cmd->add_option("--predictions", r.predictions, "Write every kernel's measured, hand and learned times here (TSV)");
+  cmd->add_option("--evaluate", r.evaluate,
+                  "Do not train: write --predictions of these weights, every pipeline marked held out");
   cmd->add_flag("--json", r.json, "Print the report as JSON");
   cmd->add_flag("--untrained", r.untrained, "Write untrained weights (they predict what the hand model does) to --out");
   return cmd;
@@ -336,9 +338,14 @@ int TrainCommand::run() const {
     return 0;
   }
   if (r.data.empty() == r.features.empty()) throw std::invalid_argument("train: give --data or --features (one of them)");
-  if (r.out.empty() && r.dump_features.empty()) throw std::invalid_argument("train: nothing to do without --out or --dump-features");
+  if (!r.evaluate.empty() && r.predictions.empty()) throw std::invalid_argument("train --evaluate: give --predictions");
+  if (r.out.empty() && r.dump_features.empty() && r.evaluate.empty()) throw std::invalid_argument("train: nothing to do without --out or --dump-features");
   const TrainingSet set = r.features.empty() ? featurize_dataset(r).set : parse_training_set(read_file(r.features));
   if (!r.dump_features.empty()) std::ofstream(r.dump_features) << training_set_to_text(set);
+  if (!r.evaluate.empty()) {  // fixed weights on other records: one fold of one, all held out
+    write_predictions(set, read_file(r.evaluate), /*validation_one_in=*/1, /*validation_fold=*/0, r.predictions);
+    return 0;
+  }
   if (r.out.empty()) return 0;
   const TrainReport report = train_cost_model(set, r.train);
   std::ofstream(r.out) << report.weights_text;

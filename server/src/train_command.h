@@ -29,6 +29,7 @@ struct TrainRequest {
   std::string features;           ///< a features file instead of datasets
   std::string dump_features;
   std::string predictions;        ///< per-kernel predictions (TSV) after training
+  std::string evaluate;           ///< weights to predict with instead of training (with predictions)
   std::string out;
   std::string repo_root = ".";    ///< example sources are relative to it
   std::string cache_dir;

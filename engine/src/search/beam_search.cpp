@@ -172,6 +172,9 @@ const std::vector<DecisionPtr> &BeamSearch::standalone(int func, bool coarse) {
 }
 
 bool BeamSearch::still_valid(const ScheduleState &state, int func, const FuncDecision &d) const {
+  // An inlined boundary condition whose consumers became an atomic update: see
+  // inline_breaks_atomic_add.
+  if (d.level == ComputeLevel::Inline) return !inline_breaks_atomic_add(dag_, state, func);
   // A fusion names its kernel; after the consumers were decided anew, that kernel may be another.
   if (d.level != ComputeLevel::Block && d.level != ComputeLevel::Thread) return true;
   return consuming_kernel(dag_, state, func) == d.kernel_root &&
@@ -192,6 +195,10 @@ std::vector<DecisionPtr> BeamSearch::children(const ScheduleState &state, int fu
   // ...and the fusions, which depend on how the consumers were scheduled.
   for (FuncDecision &d : fusion_options(dag_, state, func, gpu_, limits))
     options.push_back(std::make_shared<const FuncDecision>(std::move(d)));
+  if (inline_breaks_atomic_add(dag_, state, func) && options.size() > 1)
+    options.erase(std::remove_if(options.begin(), options.end(),
+                                 [](const DecisionPtr &d) { return d->level == ComputeLevel::Inline; }),
+                  options.end());
   if (is_frozen) {
     // A frozen Func keeps its earlier decision (the combinatorial part: its tiling) but may still
     // be inlined or fused into a consumer's kernel, where launches are saved; one that was inlined
