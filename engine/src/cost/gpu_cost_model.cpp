@@ -7,6 +7,12 @@ namespace hlsched {
 
 namespace {
 
+// wave_tail's cost per warp of a block and wave, as a share of the profile's block dispatch:
+// the median fit over the 6,737 CUPTI-timed kernels of the two H200 datasets put it at 15 ns
+// (docs/PERFORMANCE.md, "Serial points per thread", 2026-12-02), a quarter of the H200's 60 ns.
+// Profiles that measured no block dispatch (0) get no tail either.
+constexpr double kWarpShareOfBlockLaunch = 0.25;
+
 // Blocks of this kernel that fit on one SM at once.
 double resident_blocks_per_sm(const KernelModel &k, const GpuProfile &gpu) {
   const double warps = std::ceil(k.threads_per_block / gpu.warp_size);
@@ -17,6 +23,21 @@ double resident_blocks_per_sm(const KernelModel &k, const GpuProfile &gpu) {
   double by_registers = std::floor(gpu.registers_per_sm / std::max(1.0, k.registers_per_thread * warps * gpu.warp_size));
   double by_shared = shared > 0 ? std::floor(gpu.shared_memory_per_sm / shared) : 1e9;
   return std::max(1.0, std::min({double(gpu.max_blocks_per_sm), by_threads, by_registers, by_shared}));
+}
+
+// Points of the fused producers one thread of a pure kernel computes in sequence (fused_chain),
+// those unrolled in registers counted at the part of their wait that unrolling leaves. Reductions,
+// scatters and one-thread kernels wait on their own chains (reduction_chain, atomics): none here.
+double fused_points_per_thread(const KernelModel &k, const GpuProfile &gpu) {
+  const bool single_thread = k.tiling && k.tiling->single_thread;
+  if (single_thread || k.serial_steps_per_thread > 0 || k.global_atomics > 0 || k.shared_atomics_per_block > 0) return 0;
+  double points = 0;
+  for (const FusedFunc &f : k.fused) {
+    if (f.func == k.root) continue;
+    if (f.stages > 1) return 0;  // a fused reduction
+    points += f.points_per_block / std::max(1.0, k.threads_per_block) * (f.in_registers ? 1 - gpu.unrolled_step_overlap : 1.0);
+  }
+  return points;
 }
 
 }  // namespace
@@ -91,6 +112,11 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   // Each SM dispatches and retires its share of the blocks one after another: grids of many small
   // blocks (one point per thread) ran ~2x longer on the H200 than their traffic says.
   const double block_launch = k.blocks / gpu.sm_count * gpu.block_launch_seconds;
+  // A block frees its slot only when its last warp retires, and an SM starts a block's warps one
+  // after another: each wave waits about one warp's dispatch per warp of a block, so large blocks
+  // cost more per wave than block_launch says (1,024-thread blocks of the H200 datasets ran
+  // 2.4x longer than predicted, 128-thread ones as predicted).
+  const double wave_tail = waves * warps_per_block * gpu.block_launch_seconds * kWarpShareOfBlockLaunch;
   // Contention: atomic updates of one address serialize, so a scatter takes at least its
   // busiest address's chain of updates (the mean per address; the calibration folds in uneven
   // bins). Global chains span the whole kernel; a privatized copy's chains are per block, blocks
@@ -108,14 +134,20 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   const double step =
       step_wait * (gpu.unrolled_step_overlap / std::max(1.0, k.unrolled_steps) + 1 - gpu.unrolled_step_overlap);
   const double reduction_chain = waves * k.serial_steps_per_thread * step;
+  // Producers fused into a pure kernel (per thread or per block): each thread computes its share
+  // of their points one after another before its own, each point waiting on its loads like a
+  // reduction step; unrolled in registers, the points' loads overlap as unrolled steps do. The
+  // 6,737 kernels of the H200 datasets put the wait at ~230 ns a point, the reduction step's.
+  const double fused_chain = waves * fused_points_per_thread(k, gpu) * gpu.reduction_step_seconds;
 
   cost.terms_ms = {{"compute", compute * ms}, {"dram", dram * ms},       {"l2", l2 * ms},
                    {"l1", l1 * ms},           {"shared_memory", shared * ms}, {"latency", latency * ms},
                    {"sync", sync * ms},       {"launch", launch * ms},
-                   {"atomics", atomics * ms}, {"block_launch", block_launch * ms}};
+                   {"atomics", atomics * ms}, {"block_launch", block_launch * ms},
+                   {"wave_tail", wave_tail * ms}, {"fused_chain", fused_chain * ms}};
   if (reduction_chain > 0) cost.terms_ms["reduction_chain"] = reduction_chain * ms;
   const double throughput = std::max({compute, memory, shared, atomics, reduction_chain});
-  cost.total_ms = (throughput + latency + sync + launch + block_launch) * ms;
+  cost.total_ms = (throughput + latency + sync + launch + block_launch + wave_tail + fused_chain) * ms;
   if (launch >= throughput + latency) cost.bound = "launch";
   else if (reduction_chain > 0 && reduction_chain >= std::max({compute, memory, shared, atomics}))
     cost.bound = "reduction_chain";

@@ -74,6 +74,8 @@ std::string term_in_words(const std::string &term) {
       {"registers", "register traffic"},
       {"launch", "kernel launch overhead"},
       {"block_launch", "thread block dispatch"},
+      {"wave_tail", "waiting on each wave's last warps"},
+      {"fused_chain", "fused producers computed point by point"},
       {"reduction_chain", "serial reduction steps"},
       {"sync", "block synchronization"},
       {"block_sync", "block synchronization"},
