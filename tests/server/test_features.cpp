@@ -351,6 +351,24 @@ TEST_CASE("no-schedule information when schedule() only sets estimates", "[featu
   CHECK(d[0].severity == plsp::DiagnosticSeverity::Information);
 }
 
+TEST_CASE("a schedule in generate() is the user's own: no no-schedule information; hover and lenses work",
+          "[features][diagnostics]") {
+  for (const std::string file : {"none.cpp", "unconditional.cpp", "gpu_if.cpp", "auto_if.cpp"}) {
+    INFO(file);
+    Fixture f(read_file(source_path(shape_path(file))), shape_path(file));
+    json result = shape_result();
+    result["search"]["budget_exhausted"] = false;
+    f.analyze(AnalysisOutcome::Status::Ok, result);
+    bool no_schedule = false;
+    for (const auto &d : diagnostics_for(f.doc, *f.doc.analysis)) no_schedule = no_schedule || d.code == json("no_schedule");
+    CHECK(no_schedule == (file == "none.cpp"));
+    auto hover = hover_at(f.doc, position_of(f.doc, "output(x, y) ="));
+    REQUIRE(hover);
+    CHECK(hover->contents.value.find("**output**") != std::string::npos);
+    CHECK_FALSE(code_lenses(f.doc).empty());
+  }
+}
+
 TEST_CASE("explanations name the dominant terms in words", "[features][explain]") {
   ScheduleSummary s = summarize(blur_result());
   REQUIRE(s.stages.size() == 2);

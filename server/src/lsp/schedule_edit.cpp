@@ -95,15 +95,6 @@ std::optional<bool> condition_holds(std::string condition) {
   return std::nullopt;
 }
 
-bool holds_directives(const std::vector<BodyStatement> &statements) {
-  for (const BodyStatement &s : statements) {
-    if (s.kind == BodyStatement::Kind::Directive) return true;
-    if (s.kind == BodyStatement::Kind::If && (holds_directives(s.then_branch) || holds_directives(s.else_branch)))
-      return true;
-  }
-  return false;
-}
-
 // The directives of `statements` that run for the suggestion's target, following the branches of
 // the `if`s we can judge. False when an `if` we cannot judge holds directives: which of them the
 // suggestion should replace is the user's call.

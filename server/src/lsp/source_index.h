@@ -62,6 +62,9 @@ struct BodyStatement {
   std::vector<BodyStatement> then_branch, else_branch;  ///< Kind::If: each branch's statements
 };
 
+/// Whether any of the statements (in any branch) only schedules.
+bool holds_directives(const std::vector<BodyStatement> &statements);
+
 /// A method of the generator (generate() or schedule()) with its body.
 struct MethodInfo {
   ByteRange declaration;  ///< from the return type to the closing brace (or ';')
