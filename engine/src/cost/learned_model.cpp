@@ -42,6 +42,17 @@ void read_array(const std::map<std::string, std::vector<double>> &arrays, const 
   for (Eigen::Index i = 0; i < m.size(); i++) m.data()[i] = it->second[size_t(i)];
 }
 
+// An array of an older feature version, whose terms were the first `rows` x `cols` of today's:
+// read into that corner, the rest left as `m` already holds it (zero weights for the new terms'
+// inputs and outputs, which then contribute nothing).
+template <typename M>
+void read_corner(const std::map<std::string, std::vector<double>> &arrays, const char *name, M &m,
+                 Eigen::Index rows, Eigen::Index cols) {
+  Eigen::MatrixXd old(rows, cols);
+  read_array(arrays, name, old);
+  m.topLeftCorner(rows, cols) = old;
+}
+
 }  // namespace
 
 CostModelWeights CostModelWeights::initial(uint64_t seed) {
@@ -96,9 +107,11 @@ CostModelWeights CostModelWeights::parse(const std::string &text) {
                              std::to_string(kFormatVersion));
   if (!(in >> key >> feature_version) || key != "feature_version")
     throw std::runtime_error("cost model weights: missing feature_version");
-  if (feature_version != kFeatureVersion)
+  const bool previous = feature_version == kPreviousFeatureVersion;
+  if (feature_version != kFeatureVersion && !previous)
     throw std::runtime_error("cost model weights were trained on features version " + std::to_string(feature_version) +
-                             "; this build computes version " + std::to_string(kFeatureVersion) + ": retrain them");
+                             "; this build computes version " + std::to_string(kFeatureVersion) + " (and reads " +
+                             std::to_string(kPreviousFeatureVersion) + "): retrain them");
   CostModelWeights w;
   std::map<std::string, std::vector<double>> arrays;
   std::string line;
@@ -123,15 +136,31 @@ CostModelWeights CostModelWeights::parse(const std::string &text) {
   }
   read_array(arrays, "pipeline_mean", w.pipeline_mean);
   read_array(arrays, "pipeline_scale", w.pipeline_scale);
-  read_array(arrays, "schedule_mean", w.schedule_mean);
-  read_array(arrays, "schedule_scale", w.schedule_scale);
   read_array(arrays, "embed", w.embed);
-  read_array(arrays, "schedule", w.schedule);
-  read_array(arrays, "schedule_bias", w.schedule_bias);
   read_array(arrays, "combine", w.combine);
   read_array(arrays, "combine_bias", w.combine_bias);
-  read_array(arrays, "output", w.output);
-  read_array(arrays, "output_bias", w.output_bias);
+  read_array(arrays, "schedule_bias", w.schedule_bias);
+  if (!previous) {
+    read_array(arrays, "schedule_mean", w.schedule_mean);
+    read_array(arrays, "schedule_scale", w.schedule_scale);
+    read_array(arrays, "schedule", w.schedule);
+    read_array(arrays, "output", w.output);
+    read_array(arrays, "output_bias", w.output_bias);
+    return w;
+  }
+  // Version 2: the same network less the terms version 3 appended (inputs and outputs), which
+  // get zero weights (and mean 0, scale 1): it predicts what it did in a build of version 2.
+  const int old_inputs = kScheduleInputs - kTermsAddedInVersion3, old_terms = kTermCount - kTermsAddedInVersion3;
+  w.schedule_mean.setZero();
+  w.schedule_scale.setOnes();
+  w.schedule.setZero();
+  w.output.setZero();
+  w.output_bias.setZero();
+  read_corner(arrays, "schedule_mean", w.schedule_mean, old_inputs, 1);
+  read_corner(arrays, "schedule_scale", w.schedule_scale, old_inputs, 1);
+  read_corner(arrays, "schedule", w.schedule, kHidden, old_inputs);
+  read_corner(arrays, "output", w.output, old_terms, kHidden);
+  read_corner(arrays, "output_bias", w.output_bias, old_terms, 1);
   return w;
 }
 
