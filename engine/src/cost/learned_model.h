@@ -9,7 +9,9 @@
 //
 // The output layer starts at zero, so an untrained network reproduces the hand model exactly.
 // Weights are a plain text file (versioned, with the feature version they were made for); the
-// default weights per GPU are compiled into the binary (cost/weights/, a CMake step).
+// default weights per GPU are compiled into the binary (cost/weights/, a CMake step). A file may
+// hold several networks one after another (an ensemble, CostModelEnsemble): the model averages
+// their coefficients.
 #pragma once
 
 #include <Eigen/Core>
@@ -50,7 +52,9 @@ struct CostModelWeights {
   static CostModelWeights initial(uint64_t seed);
 
   /// Plain text: "hlsched-cost-weights 1", "feature_version N", then one line per array
-  /// ("name count v1 v2 ..."). parse() throws std::runtime_error naming what is wrong.
+  /// ("name count v1 v2 ..."). parse() throws std::runtime_error naming what is wrong; it reads
+  /// kFeatureVersion and kPreviousFeatureVersion (whose network gets zero weights for the terms
+  /// added since, so it predicts as it did) and refuses others.
   std::string to_text() const;
   static CostModelWeights parse(const std::string &text);
   static CostModelWeights load(const std::string &path);
