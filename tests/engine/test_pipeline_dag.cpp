@@ -158,3 +158,32 @@ TEST_CASE("dag: missing estimates are named", "[dag]") {
     CHECK(message.find("weights") == std::string::npos);
   }
 }
+
+// The analyses plan a copy of the Funcs with the schedules generate() may have written reset to
+// Halide's defaults. For generators that schedule nothing, that reset must change nothing: every
+// stage's loops (names, order, pure or impure reduction variables) are the ones Halide gave it.
+TEST_CASE("dag: the algorithm's schedules are reset to exactly Halide's defaults", "[dag]") {
+  for (const std::string generator : {"reductions_small", "scans_shared", "fused_reductions_small", "stencil_small"}) {
+    INFO(generator);
+    auto inst = instantiate_generator(generator, default_gpu_target(), {});
+    auto scheduled = pipeline_functions(inst.pipeline);  // schedule() set estimates only
+    for (const auto &[name, f] : pipeline_functions(inst.algorithm)) {
+      INFO(name);
+      REQUIRE(scheduled.count(name));
+      const Halide::Internal::Function &g = scheduled.at(name);
+      REQUIRE(f.updates().size() == g.updates().size());
+      for (std::size_t s = 0; s <= f.updates().size(); s++) {
+        const auto &mine = (s == 0 ? f.definition() : f.updates()[s - 1]).schedule().dims();
+        const auto &halide = (s == 0 ? g.definition() : g.updates()[s - 1]).schedule().dims();
+        REQUIRE(mine.size() == halide.size());
+        for (std::size_t d = 0; d < mine.size(); d++) {
+          CHECK(mine[d].var == halide[d].var);
+          CHECK(mine[d].dim_type == halide[d].dim_type);
+          CHECK(mine[d].for_type == halide[d].for_type);
+        }
+      }
+      CHECK(f.schedule().storage_dims().size() == g.schedule().storage_dims().size());
+      CHECK(f.schedule().estimates().size() == g.schedule().estimates().size());
+    }
+  }
+}

@@ -151,6 +151,69 @@ TEST_CASE("without schedule() the action creates one after generate()", "[featur
   CHECK(method < edited.find("private:"));
 }
 
+// tests/data/schedule_in_generate/: generators without schedule() that schedule in generate().
+// (tests/e2e/test_schedule_in_generate.cpp compiles the results and compares the lowered programs.)
+std::string shape_path(const std::string &file) { return "tests/data/schedule_in_generate/" + file; }
+
+json shape_result() {
+  json r = blur_result();
+  r["generator"] = "shape";
+  r["schedule_code"] = "using namespace Halide;\nstd::map<std::string, Internal::Function> hlsched_funcs;\n"
+                       "for (const Func &out : get_pipeline().outputs()) {\n    hlsched_funcs.emplace(out.name(), out.function());\n}\n"
+                       "Func output(hlsched_funcs.at(\"output\"));\noutput.compute_root();\n";
+  return r;
+}
+
+TEST_CASE("a schedule in generate()'s GPU branch is replaced there; the CPU branch stays", "[features][code_action]") {
+  const std::string text = read_file(source_path(shape_path("gpu_if.cpp")));
+  Fixture f(text, shape_path("gpu_if.cpp"));
+  f.analyze(AnalysisOutcome::Status::Ok, shape_result());
+  std::vector<ScheduleAction> actions = schedule_actions(f.doc);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].title == "Replace schedule");
+  const std::string edited = apply_edits(text, actions[0].edits);
+  INFO(edited);
+  const std::size_t block = edited.find("            " + std::string(kBeginMarker));
+  REQUIRE(block != std::string::npos);
+  CHECK(block > edited.find("if (get_target().has_gpu_feature()) {"));
+  CHECK(edited.find(kEndMarker) < edited.find("} else {"));
+  CHECK(edited.find("output.gpu_tile(") == std::string::npos);
+  CHECK(edited.find("blur_x.compute_at(output, xo)") == std::string::npos);
+  CHECK(edited.find("output.parallel(y).vectorize(x, 8);") != std::string::npos);
+  CHECK(edited.find("blur_x.compute_at(output, y).vectorize(x, 8);") != std::string::npos);
+  // Inside generate(), get_pipeline() is not available yet: the Outputs are named instead.
+  CHECK(edited.find("for (const Func &out : std::vector<Func>{output}) {") != std::string::npos);
+  CHECK(edited.find("void schedule()") == std::string::npos);
+}
+
+TEST_CASE("a schedule at the end of generate() or in its manual branch is replaced in place", "[features][code_action]") {
+  for (const std::string file : {"unconditional.cpp", "auto_if.cpp"}) {
+    INFO(file);
+    const std::string text = read_file(source_path(shape_path(file)));
+    Fixture f(text, shape_path(file));
+    f.analyze(AnalysisOutcome::Status::Ok, shape_result());
+    std::vector<ScheduleAction> actions = schedule_actions(f.doc);
+    REQUIRE(actions.size() == 1);
+    CHECK(actions[0].title == "Replace schedule");
+    const std::string edited = apply_edits(text, actions[0].edits);
+    INFO(edited);
+    CHECK(edited.find("gpu_tile(x, y, xo, yo") == std::string::npos);
+    CHECK(edited.find("output.set_estimates({{0, 1024}, {0, 768}});") != std::string::npos);
+    CHECK(edited.find("output(x, y) = (blur_x(x, y - 1)") != std::string::npos);
+    CHECK(edited.find(kBeginMarker) > edited.find("output.set_estimates"));
+    CHECK(edited.find(kEndMarker) < edited.find("\nprivate:"));
+    if (file == "auto_if.cpp") CHECK(edited.find(kBeginMarker) > edited.find("} else {"));
+  }
+}
+
+TEST_CASE("a schedule in generate() under a condition we cannot judge gets no action", "[features][code_action]") {
+  // `if (tiled)` (a GeneratorParam): whether the suggestion should replace that branch is the user's call.
+  const std::string text = read_file(source_path(shape_path("param_if.cpp")));
+  Fixture f(text, shape_path("param_if.cpp"));
+  f.analyze(AnalysisOutcome::Status::Ok, shape_result());
+  CHECK(schedule_actions(f.doc).empty());
+}
+
 TEST_CASE("no edits against a stale index or a stale or failed analysis", "[features][code_action]") {
   Fixture f(blur_text());
   f.analyze(AnalysisOutcome::Status::CompileError, json(), "compile_error", "does not compile");
@@ -286,6 +349,24 @@ TEST_CASE("no-schedule information when schedule() only sets estimates", "[featu
   REQUIRE(d.size() == 1);
   CHECK(d[0].code == json("no_schedule"));
   CHECK(d[0].severity == plsp::DiagnosticSeverity::Information);
+}
+
+TEST_CASE("a schedule in generate() is the user's own: no no-schedule information; hover and lenses work",
+          "[features][diagnostics]") {
+  for (const std::string file : {"none.cpp", "unconditional.cpp", "gpu_if.cpp", "auto_if.cpp"}) {
+    INFO(file);
+    Fixture f(read_file(source_path(shape_path(file))), shape_path(file));
+    json result = shape_result();
+    result["search"]["budget_exhausted"] = false;
+    f.analyze(AnalysisOutcome::Status::Ok, result);
+    bool no_schedule = false;
+    for (const auto &d : diagnostics_for(f.doc, *f.doc.analysis)) no_schedule = no_schedule || d.code == json("no_schedule");
+    CHECK(no_schedule == (file == "none.cpp"));
+    auto hover = hover_at(f.doc, position_of(f.doc, "output(x, y) ="));
+    REQUIRE(hover);
+    CHECK(hover->contents.value.find("**output**") != std::string::npos);
+    CHECK_FALSE(code_lenses(f.doc).empty());
+  }
 }
 
 TEST_CASE("explanations name the dominant terms in words", "[features][explain]") {

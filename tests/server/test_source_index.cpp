@@ -136,6 +136,53 @@ HALIDE_REGISTER_GENERATOR(Outside, outside)
   CHECK(text.substr(g.new_method_offset - 16, 16) == "void generate();");
 }
 
+TEST_CASE("generate()'s statements are classified, with the branches of ifs", "[index]") {
+  const std::string text = R"(#include "Halide.h"
+using namespace Halide;
+struct Scheduled : Generator<Scheduled> {
+    Input<Buffer<float, 1>> in{"in"};
+    Output<Buffer<float, 1>> out{"out"};
+    void generate() {
+        Func twice("twice");
+        twice(x) = in(x) * 2;
+        out(x) = twice(x);
+        out.set_estimates({{0, 1024}});
+        if (get_target().has_gpu_feature()) {
+            Var xo, xi;
+            out.gpu_tile(x, xo, xi, 64);
+        } else if (auto_schedule)
+            twice.compute_root();
+        Func intm = out.update(0).rfactor(x, xo);
+    }
+    Var x;
+};
+HALIDE_REGISTER_GENERATOR(Scheduled, scheduled)
+)";
+  SourceIndex index = index_text("/tmp/scheduled_generator.cpp", text);
+  REQUIRE(index.generators.size() == 1);
+  const MethodInfo &generate = *index.generators[0].generate;
+  using K = BodyStatement::Kind;
+  const std::vector<BodyStatement> &body = generate.body_statements;
+  REQUIRE(body.size() == 6);
+  CHECK(body[0].kind == K::Other);  // Func twice("twice");
+  CHECK(body[1].kind == K::Other);  // a definition
+  CHECK(body[2].kind == K::Other);
+  CHECK(body[3].kind == K::Estimates);
+  REQUIRE(body[4].kind == K::If);
+  CHECK(body[4].condition == "get_target().has_gpu_feature()");
+  REQUIRE(body[4].then_branch.size() == 2);
+  CHECK(body[4].then_branch[0].kind == K::Other);  // Var xo, xi;
+  CHECK(body[4].then_branch[1].kind == K::Directive);
+  CHECK(text_of(index, body[4].then_branch[1].range) == "out.gpu_tile(x, xo, xi, 64);");
+  REQUIRE(body[4].else_branch.size() == 1);  // else if: one statement, itself an if
+  const BodyStatement &else_if = body[4].else_branch[0];
+  REQUIRE(else_if.kind == K::If);
+  CHECK(else_if.condition == "auto_schedule");
+  REQUIRE(else_if.then_branch.size() == 1);  // without braces
+  CHECK(else_if.then_branch[0].kind == K::Directive);
+  CHECK(body[5].kind == K::Directive);  // a Func declared by rfactor
+}
+
 TEST_CASE("identifier_at", "[index]") {
   ByteRange r;
   CHECK(identifier_at("  blur_x(x, y)", 4, &r) == "blur_x");

@@ -34,15 +34,69 @@ struct GeneratorSteps : GeneratorBase {
   }
 };
 
-// A copy of the pipeline's whole Function graph (Parameters stay shared): scheduling the
-// original afterwards does not reach it, even where the schedule rewrites definitions.
+// One stage's loops as Halide sets them when the stage is defined: reduction variables
+// innermost (in the RDom's order), then the pure variables in argument order, then the
+// outermost placeholder; no splits, fusions or GPU/parallel loop types.
+void reset_stage_schedule(const Function &f, Halide::Internal::Definition &stage, bool is_init) {
+  using namespace Halide::Internal;
+  StageSchedule &s = stage.schedule();
+  s.splits().clear();
+  s.prefetches().clear();
+  s.fused_pairs().clear();
+  s.fuse_level() = Halide::FuseLoopLevel();
+  s.allow_race_conditions() = false;
+  s.atomic() = false;
+  s.override_atomic_associativity_test() = false;
+  s.touched() = false;
+  std::vector<Dim> dims;
+  if (!is_init) {
+    for (const ReductionVariable &rv : s.rvars()) {
+      const bool pure = can_parallelize_rvar(rv.var, f.name(), stage);
+      dims.push_back({rv.var, ForType::Serial, Halide::DeviceAPI::None, pure ? DimType::PureRVar : DimType::ImpureRVar});
+    }
+  }
+  for (std::size_t i = 0; i < stage.args().size(); i++) {
+    const auto *var = stage.args()[i].as<Halide::Internal::Variable>();
+    const bool pure_arg = is_init || (var && !var->param.defined() && !var->reduction_domain.defined() &&
+                                      i < f.args().size() && var->name == f.args()[i]);
+    if (pure_arg) dims.push_back({f.args()[i], ForType::Serial, Halide::DeviceAPI::None, DimType::PureVar});
+  }
+  dims.push_back({Halide::Var::outermost().name(), ForType::Serial, Halide::DeviceAPI::None, DimType::PureVar});
+  s.dims() = std::move(dims);
+  stage.specializations().clear();
+}
+
+// A Function as generate() defined it, without the schedule generate() may also have written
+// (many generators schedule at the end of generate()): estimates and bounds stay (they describe
+// sizes and results), every directive goes. Rewrites of the algorithm (rfactor) cannot be undone.
+void reset_schedule(Function &f) {
+  using namespace Halide::Internal;
+  FuncSchedule &s = f.schedule();
+  s.compute_level() = Halide::LoopLevel::inlined();
+  s.store_level() = Halide::LoopLevel::inlined();
+  s.memoized() = false;
+  s.memoize_eviction_key() = Halide::Expr();
+  s.async() = false;
+  s.memory_type() = Halide::MemoryType::Auto;
+  s.wrappers().clear();
+  std::vector<StorageDim> storage;
+  for (const std::string &arg : f.args()) storage.push_back(StorageDim{arg, {}, {}, {}, true});
+  s.storage_dims() = std::move(storage);
+  reset_stage_schedule(f, f.definition(), /*is_init=*/true);
+  for (std::size_t i = 0; i < f.updates().size(); i++) reset_stage_schedule(f, f.update(int(i)), /*is_init=*/false);
+}
+
+// A copy of the pipeline's whole Function graph (Parameters stay shared), unscheduled: scheduling
+// the original afterwards does not reach it, even where the schedule rewrites definitions.
 Halide::Pipeline copy_of_functions(const Halide::Pipeline &pipeline) {
   std::vector<Function> outputs;
   for (const Halide::Func &out : pipeline.outputs()) outputs.push_back(out.function());
   const auto copies = Halide::Internal::deep_copy(outputs, pipeline_functions(pipeline)).first;
   std::vector<Halide::Func> funcs;
   for (const Function &f : copies) funcs.emplace_back(f);
-  return Halide::Pipeline(funcs);
+  Halide::Pipeline copy(funcs);
+  for (auto &[name, f] : pipeline_functions(copy)) reset_schedule(f);
+  return copy;
 }
 
 // Estimates are commonly set in schedule() (next to the schedule they serve), but they describe

@@ -264,6 +264,7 @@ class IndexBuilder {
       for (CXCursor statement : children_of(child)) {
         info.statements.push_back(with_semicolon(extent_of(statement)));
         info.statement_sets_estimates.push_back(sets_estimates(statement));
+        info.body_statements.push_back(body_statement(statement));
       }
       std::vector<CXCursor> locals;
       collect(child, CXCursor_VarDecl, locals);
@@ -301,6 +302,55 @@ class IndexBuilder {
     for (const Token &t : tokens_of(unit_, statement))
       if (t.kind == CXToken_Identifier && setters.count(t.text)) return true;
     return false;
+  }
+
+  // A statement classified for schedule edits; an `if`'s branches recursively.
+  BodyStatement body_statement(CXCursor statement) const {
+    BodyStatement out;
+    out.range = with_semicolon(extent_of(statement));
+    const CXCursorKind kind = clang_getCursorKind(statement);
+    if (kind == CXCursor_IfStmt) {
+      // Children: the condition, the then-branch, the else-branch when there is one.
+      std::vector<CXCursor> parts = children_of(statement);
+      if (parts.size() < 2 || parts.size() > 3) return out;
+      out.kind = BodyStatement::Kind::If;
+      for (const Token &t : tokens_of(unit_, parts[0])) out.condition += t.text;
+      out.then_branch = branch_statements(parts[1]);
+      if (parts.size() == 3) out.else_branch = branch_statements(parts[2]);
+      return out;
+    }
+    if (sets_estimates(statement)) out.kind = BodyStatement::Kind::Estimates;
+    else if (only_schedules(statement, kind == CXCursor_DeclStmt)) out.kind = BodyStatement::Kind::Directive;
+    return out;
+  }
+
+  std::vector<BodyStatement> branch_statements(CXCursor branch) const {
+    std::vector<BodyStatement> out;
+    if (clang_getCursorKind(branch) != CXCursor_CompoundStmt) {
+      out.push_back(body_statement(branch));  // a branch without braces: one statement
+      return out;
+    }
+    for (CXCursor statement : children_of(branch)) out.push_back(body_statement(statement));
+    return out;
+  }
+
+  // A call of a scheduling method (`.compute_root(`, `.gpu_tile(`...) and no assignment, except in
+  // a declaration (`Func intm = f.update().rfactor(r, u);`).
+  bool only_schedules(CXCursor statement, bool is_declaration) const {
+    static const std::set<std::string> directives = {
+        "compute_root", "compute_at", "compute_inline", "compute_with", "store_root", "store_at", "store_in",
+        "gpu_tile", "gpu_blocks", "gpu_threads", "gpu_single_thread", "gpu_lanes", "gpu", "tile", "split",
+        "fuse", "reorder", "reorder_storage", "vectorize", "unroll", "parallel", "serial", "rename", "rfactor",
+        "atomic", "in", "clone_in", "align_storage", "fold_storage", "prefetch", "memoize", "async",
+        "bound_extent", "align_bounds", "allow_race_conditions", "specialize", "specialize_fail"};
+    bool schedules = false;
+    const std::vector<Token> tokens = tokens_of(unit_, statement);
+    for (std::size_t i = 0; i < tokens.size(); i++) {
+      if (tokens[i].text == "=" && !is_declaration) return false;
+      if (i > 0 && tokens[i - 1].text == "." && tokens[i].kind == CXToken_Identifier && directives.count(tokens[i].text))
+        schedules = true;
+    }
+    return schedules;
   }
 
   void read_registrations() {

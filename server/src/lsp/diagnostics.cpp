@@ -148,6 +148,8 @@ std::string failure_message(const DocumentAnalysis &a) {
 
 // Statements in schedule() other than estimates: the user scheduled something themselves.
 bool has_own_schedule(const GeneratorClass &g) {
+  // Many generators schedule at the end of generate().
+  if (g.generate && holds_directives(g.generate->body_statements)) return true;
   if (!g.schedule || !g.schedule->body) return false;
   for (bool estimates : g.schedule->statement_sets_estimates)
     if (!estimates) return true;

@@ -1,5 +1,7 @@
 #include "lsp/schedule_edit.h"
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "lsp/document_ranges.h"
@@ -73,6 +75,104 @@ plsp::TextEdit make_edit(const Document &d, ByteRange bytes, std::string text) {
   return {to_lsp_range(d.text, bytes), std::move(text)};
 }
 
+// Whether the branch of `if (condition)` that runs for hlsched's suggestion is the then-branch:
+// the generator's own schedule (auto_schedule off) for a GPU target. nullopt: a condition we
+// cannot judge (a GeneratorParam, a size...).
+std::optional<bool> condition_holds(std::string condition) {
+  while (condition.size() > 2 && condition.front() == '(' && condition.back() == ')')
+    condition = condition.substr(1, condition.size() - 2);
+  if (!condition.empty() && condition.front() == '!') {
+    std::optional<bool> inner = condition_holds(condition.substr(1));
+    if (inner) return !*inner;
+    return std::nullopt;
+  }
+  if (condition == "auto_schedule" || condition == "auto_schedule.value()" || condition == "using_autoscheduler()")
+    return false;
+  if (condition.size() >= 17 && condition.compare(condition.size() - 17, 17, "has_gpu_feature()") == 0) return true;
+  if (condition.find("has_feature(Target::CUDA)") != std::string::npos &&
+      condition.find_first_of("&|") == std::string::npos)
+    return true;
+  return std::nullopt;
+}
+
+// The directives of `statements` that run for the suggestion's target, following the branches of
+// the `if`s we can judge. False when an `if` we cannot judge holds directives: which of them the
+// suggestion should replace is the user's call.
+bool collect_running_directives(const std::vector<BodyStatement> &statements, std::vector<ByteRange> &out) {
+  for (const BodyStatement &s : statements) {
+    if (s.kind == BodyStatement::Kind::Directive) out.push_back(s.range);
+    if (s.kind != BodyStatement::Kind::If) continue;
+    const std::optional<bool> then_runs = condition_holds(s.condition);
+    if (!then_runs) {
+      if (holds_directives(s.then_branch) || holds_directives(s.else_branch)) return false;
+      continue;
+    }
+    if (!collect_running_directives(*then_runs ? s.then_branch : s.else_branch, out)) return false;
+  }
+  return true;
+}
+
+// The suggestion's code for a place inside generate(): get_pipeline() only works once generate()
+// has returned, so the Funcs are reached from the generator's Outputs instead. Empty when an
+// Output cannot be named as a Func (an array of Outputs).
+std::string code_for_generate(const GeneratorClass &g, const std::string &schedule_code) {
+  static const std::string pipeline_outputs = "get_pipeline().outputs()";
+  const std::size_t at = schedule_code.find(pipeline_outputs);
+  if (at == std::string::npos) return schedule_code;
+  std::string outputs;
+  for (const DeclaredObject &o : g.objects) {
+    if (o.kind != DeclaredObject::Kind::Output || !o.is_member) continue;
+    if (o.identifier.empty()) return {};
+    outputs += (outputs.empty() ? "" : ", ") + o.identifier;
+  }
+  if (outputs.empty()) return {};
+  return schedule_code.substr(0, at) + "std::vector<Func>{" + outputs + "}" +
+         schedule_code.substr(at + pipeline_outputs.size());
+}
+
+// Byte range of an earlier suggestion's block inside `body`, when there is one.
+std::optional<ByteRange> earlier_block(const std::string &text, ByteRange body) {
+  const std::size_t begin_marker = text.find(kBeginMarker, body.begin);
+  const std::size_t end_marker = begin_marker == std::string::npos ? std::string::npos : text.find(kEndMarker, begin_marker);
+  if (begin_marker == std::string::npos || end_marker == std::string::npos || end_marker >= body.end) return std::nullopt;
+  return ByteRange{line_start(text, begin_marker), line_end_after(text, end_marker)};
+}
+
+// A generator without schedule() whose generate() writes the schedule (at its end, or in the
+// branch of an `if` that runs on GPU targets): "Replace schedule" removes the directives that run
+// there and puts the suggestion where the last of them was, in the same branch. Estimates, the
+// other branches and the algorithm stay.
+std::vector<ScheduleAction> actions_in_generate(const Document &d, const GeneratorClass &g, const ScheduleSummary &summary) {
+  const std::string &text = d.text.text();
+  if (!g.generate || !g.generate->body) return {};
+  ScheduleSummary in_generate = summary;
+  in_generate.schedule_code = code_for_generate(g, summary.schedule_code);
+  if (in_generate.schedule_code.empty()) return {};
+  const std::string step = indent_step(g);
+
+  if (std::optional<ByteRange> old_block = earlier_block(text, *g.generate->body)) {
+    const std::string block = suggestion_block(in_generate, indentation_of_line(text, old_block->begin), step);
+    return {{"Replace suggested schedule", true, {make_edit(d, *old_block, block)}}};
+  }
+  std::vector<ByteRange> directives;
+  if (!collect_running_directives(g.generate->body_statements, directives) || directives.empty()) return {};
+  std::sort(directives.begin(), directives.end(), [](ByteRange a, ByteRange b) { return a.begin < b.begin; });
+  ScheduleAction replace{"Replace schedule", true, {}};
+  for (std::size_t i = 0; i < directives.size(); i++) {
+    const ByteRange lines = statement_lines(text, directives[i]);
+    const bool last = i + 1 == directives.size();
+    if (!last) {
+      replace.edits.push_back(make_edit(d, lines, ""));
+      continue;
+    }
+    const std::string indent = indentation_of_line(text, directives[i].begin);
+    std::string block = suggestion_block(in_generate, indent, step);
+    if (lines == directives[i]) block = "\n" + block + indent;  // shares its line with other code
+    replace.edits.push_back(make_edit(d, lines, block));
+  }
+  return {std::move(replace)};
+}
+
 }  // namespace
 
 std::vector<ScheduleAction> schedule_actions(const Document &d) {
@@ -85,9 +185,13 @@ std::vector<ScheduleAction> schedule_actions(const Document &d) {
   const std::string step = indent_step(*g);
   std::vector<ScheduleAction> actions;
 
-  // No schedule() (or only a declaration): a new method after generate().
+  // No schedule() (or only a declaration): a new method after generate(), unless generate()
+  // writes the schedule itself.
   if (!g->schedule || !g->schedule->body) {
     if (g->schedule) return {};  // declared here, defined elsewhere: we cannot see its body
+    if (g->generate && g->generate->body &&
+        (holds_directives(g->generate->body_statements) || earlier_block(text, *g->generate->body)))
+      return actions_in_generate(d, *g, summary);
     const std::string body_indent = g->member_indent + step;
     std::string method = "\n" + g->member_indent + "void schedule() {\n" + suggestion_block(summary, body_indent, step) +
                          g->member_indent + "}\n";

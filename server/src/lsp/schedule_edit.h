@@ -19,6 +19,12 @@
 //    statement that does not set estimates and appends the block; "Insert suggested schedule"
 //    is offered too (appending; right when the user's schedule only runs under a
 //    GeneratorParam).
+//  - no schedule() but generate() writes the schedule (many generators do, at its end or under
+//    `if (auto_schedule) ... else ...` / `if (get_target().has_gpu_feature())`): "Replace schedule"
+//    removes the directives that run for a GPU target without the autoscheduler (estimates, other
+//    branches and the algorithm stay) and puts the block where the last of them was. There
+//    get_pipeline() is not available yet, so the block reaches the Funcs from the Outputs. An `if`
+//    we cannot judge (a GeneratorParam) that holds directives: no action.
 // Edits are only made against an index of the current text (a stale index could delete what the
 // user typed since).
 // Threading: pure functions.

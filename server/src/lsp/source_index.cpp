@@ -67,4 +67,13 @@ std::string identifier_at(const std::string &text, std::size_t offset, ByteRange
   return text.substr(begin, end - begin);
 }
 
+bool holds_directives(const std::vector<BodyStatement> &statements) {
+  for (const BodyStatement &s : statements) {
+    if (s.kind == BodyStatement::Kind::Directive) return true;
+    if (s.kind == BodyStatement::Kind::If && (holds_directives(s.then_branch) || holds_directives(s.else_branch)))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace hlsched::server::lsp

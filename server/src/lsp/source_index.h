@@ -45,6 +45,26 @@ struct DeclaredObject {
 
 const char *to_string(DeclaredObject::Kind kind);
 
+/// A statement of a method body as scheduling sees it. Many generators write their schedule at
+/// the end of generate(), often under `if (auto_schedule)` or `if (get_target().has_gpu_feature())`:
+/// the branches of an `if` are kept so that a suggestion can replace the directives of the branch
+/// that runs.
+struct BodyStatement {
+  enum class Kind {
+    Directive,  ///< only schedules: `f.compute_root().gpu_tile(...);`, `Func i = f.update().rfactor(...);`
+    Estimates,  ///< sets estimates (kept when a schedule is replaced)
+    If,         ///< an `if`, with its branches below
+    Other,      ///< anything else: the algorithm, declarations, loops...
+  };
+  Kind kind = Kind::Other;
+  ByteRange range;        ///< the statement, with its ';'
+  std::string condition;  ///< Kind::If: the condition's tokens without spaces ("get_target().has_gpu_feature()")
+  std::vector<BodyStatement> then_branch, else_branch;  ///< Kind::If: each branch's statements
+};
+
+/// Whether any of the statements (in any branch) only schedules.
+bool holds_directives(const std::vector<BodyStatement> &statements);
+
 /// A method of the generator (generate() or schedule()) with its body.
 struct MethodInfo {
   ByteRange declaration;  ///< from the return type to the closing brace (or ';')
@@ -55,6 +75,8 @@ struct MethodInfo {
   /// Per statement: true when it sets estimates (set_estimate(s), set_bounds_estimate, ...),
   /// which replacing a schedule must keep.
   std::vector<bool> statement_sets_estimates;
+  /// The top-level statements again, classified, with the branches of `if`s (parallel to `statements`).
+  std::vector<BodyStatement> body_statements;
 };
 
 /// One class deriving from Halide::Generator<T>.
