@@ -13,6 +13,10 @@ schedules: Spearman rank correlation (mean over pipelines); worst max(p/m, m/p).
     --only-dataset D.jsonl.zst   count only the schedules recorded in D (matched by pipeline id and
                                  measured time), e.g. to see the first collection's records alone
                                  after training on several
+    --ensemble                   the files are several seeds' CVs of the same data: a kernel held
+                                 out in several of them gets the mean of their learned predictions
+                                 (what an ensemble of those networks predicts: the mean of their
+                                 coefficients times the same terms)
 """
 import csv
 import math
@@ -50,26 +54,43 @@ def main():
         i = args.index("--only-dataset")
         only = dataset_schedules(args[i + 1])
         del args[i:i + 2]
+    ensemble = "--ensemble" in args
+    if ensemble:
+        args.remove("--ensemble")
     schedules = defaultdict(lambda: {"measured": 0.0, "hand": 0.0, "learned": 0.0})
     kernel_errors = {"hand": [], "learned": []}
+    rows = {}  # (pipeline, schedule, kernel's place in its schedule) -> row, learned times summed
     for path in args:
+        place = defaultdict(int)
         for row in csv.DictReader(open(path), delimiter="\t"):
             if row["held_out"] != "1":
                 continue
             if only is not None and (row["pipeline"], six_digits(float(row["schedule_measured_ms"]))) not in only:
                 continue
-            # Per kernel against CUPTI, without the launch term (CUPTI does not see launches).
-            measured_kernel = float(row["kernel_measured_ms"])
-            if measured_kernel > 0:
-                on_gpu = {"hand": float(row["hand_ms"]) - float(row["launch_term_ms"]),  # hand coefficient 1
-                          "learned": float(row.get("learned_kernel_ms") or "nan")}
-                for model, predicted in on_gpu.items():
-                    if not math.isnan(predicted):
-                        kernel_errors[model].append(abs(predicted - measured_kernel) / measured_kernel)
-            s = schedules[(row["pipeline"], int(row["schedule"]))]
-            s["measured"] = float(row["schedule_measured_ms"])
-            s["hand"] += float(row["hand_ms"])
-            s["learned"] += float(row["learned_ms"])
+            schedule = (row["pipeline"], int(row["schedule"]))
+            key = schedule + (place[schedule],) if ensemble else (path,) + schedule + (place[schedule],)
+            place[schedule] += 1
+            if key not in rows:
+                rows[key] = dict(row, members=0, learned_sum=0.0, learned_kernel_sum=0.0)
+            r = rows[key]
+            r["members"] += 1
+            r["learned_sum"] += float(row["learned_ms"])
+            r["learned_kernel_sum"] += float(row.get("learned_kernel_ms") or "nan")
+    for row in rows.values():
+        learned = row["learned_sum"] / row["members"]
+        learned_kernel = row["learned_kernel_sum"] / row["members"]
+        # Per kernel against CUPTI, without the launch term (CUPTI does not see launches).
+        measured_kernel = float(row["kernel_measured_ms"])
+        if measured_kernel > 0:
+            on_gpu = {"hand": float(row["hand_ms"]) - float(row["launch_term_ms"]),  # hand coefficient 1
+                      "learned": learned_kernel}
+            for model, predicted in on_gpu.items():
+                if not math.isnan(predicted):
+                    kernel_errors[model].append(abs(predicted - measured_kernel) / measured_kernel)
+        s = schedules[(row["pipeline"], int(row["schedule"]))]
+        s["measured"] = float(row["schedule_measured_ms"])
+        s["hand"] += float(row["hand_ms"])
+        s["learned"] += learned
     pipelines = defaultdict(list)
     for (p, _), s in schedules.items():
         pipelines[p].append(s)

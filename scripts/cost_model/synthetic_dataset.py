@@ -37,7 +37,7 @@ TRUTH = {"throughput": 0.6, "latency": 0.3, "sync": 1.0, "launch": 2.5, "non_aff
 TERMS = ["throughput", "latency", "sync", "launch", "non_affine_excess", "compute", "dram", "l2", "l1",
          "shared_memory", "atomics", "stores", "load_issue", "local_memory", "block_overhead",
          "low_occupancy_memory", "idle_lanes", "non_affine_dram", "non_affine_sectors", "kernel_minimum",
-         "atomics_one_address"]
+         "atomics_one_address", "wave_tail", "fused_chain", "reduction_chain"]
 
 
 def records():

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -167,8 +168,11 @@ int run_sample(const SourceOptions &options, int count, uint64_t seed) {
   return 0;
 }
 
-int run_model_bench(const SourceOptions &options) {
-  AnalysisOutcome outcome = hlsched::server::analyze_generator(options.request("model-bench"));
+int run_model_bench(const SourceOptions &options, const std::string &weights) {
+  hlsched::server::AnalysisRequest request = options.request("model-bench");
+  // Empty: an untrained network (the same cost per evaluation as trained weights of one network).
+  if (!weights.empty()) request.search.weights = std::filesystem::absolute(weights).string();
+  AnalysisOutcome outcome = hlsched::server::analyze_generator(request);
   if (!outcome.ok()) return report_failure(outcome, false);
   const json &r = outcome.result;
   std::cout << r.value("generator", "?") << " (" << r.value("funcs", 0) << " Funcs, " << r.value("kernels", 0)
@@ -245,6 +249,9 @@ int main(int argc, char **argv) {
   SourceOptions model_bench_options;
   CLI::App *model_bench = app.add_subcommand("model-bench", "Measure the cost models' evaluations per second on one core");
   model_bench_options.add_to(model_bench, /*with_json=*/false);
+  std::string model_bench_weights;
+  model_bench->add_option("--weights", model_bench_weights,
+                          "Learned model weights to time (an ensemble costs one network per member)");
 
   hlsched::server::TrainCommand train_command;
   train_command.add_to(app);
@@ -322,7 +329,7 @@ int main(int argc, char **argv) {
     if (*lower) return run_lower(lower_options, lower_target, lower_stmt);
     if (*sample) return run_sample(sample_options, sample_count, sample_seed);
     if (*options_bench) return run_options_bench(options_bench_options);
-    if (*model_bench) return run_model_bench(model_bench_options);
+    if (*model_bench) return run_model_bench(model_bench_options, model_bench_weights);
     if (*train) return train_command.run();
     if (*random) return run_random_pipeline(random_options, random_output);
     if (*bench) return bench_command.run();

@@ -314,6 +314,9 @@ CLI::App *TrainCommand::add_to(CLI::App &app) {
   cmd->add_option("--relative-weight", r.train.relative_weight, "Loss weight of errors relative to the pipeline's mean (ranking)");
   cmd->add_option("--absolute-weight", r.train.absolute_weight, "Loss weight of the schedules' log-time errors");
   cmd->add_option("--kernel-weight", r.train.kernel_weight, "Loss weight of the kernels' log-time errors (CUPTI)");
+  cmd->add_option("--members", r.train.members,
+                  "Networks to train (seeds --seed, --seed + 1, ...), kept as an ensemble whose mean predicts")
+      ->check(CLI::Range(1, 16));
   cmd->add_option("--validation-one-in", r.train.validation_one_in,
                   "Hold out pipelines whose id hashes to --validation-fold (0) modulo this (0: none)");
   cmd->add_option("--validation-fold", r.train.validation_fold,

@@ -167,6 +167,78 @@ TEST_CASE("trained weights round-trip and inference equals a reference computati
   CHECK(compared > 50);
 }
 
+TEST_CASE("weights of the previous feature version load and predict as they did", "[cost_model]") {
+  // Version 3 appended terms; a version 2 network reads them with zero weights, so its prediction
+  // is the version 2 network's on the terms it knew (the reference reads the file as it is).
+  std::ifstream in(std::string(HLSCHED_SOURCE_DIR) + "/engine/training/weights/h200-2026-12-01-v2.weights");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  REQUIRE(text.str().find("feature_version 2\n") != std::string::npos);
+  const std::vector<std::string> terms = cost_term_name_list();
+  std::vector<double> hand(terms.size(), 0.0);
+  for (const char *name : {"throughput", "latency", "sync", "launch", "non_affine_excess"})
+    hand[size_t(std::find(terms.begin(), terms.end(), name) - terms.begin())] = 1;
+  const ReferenceModel reference(text.str());
+  REQUIRE(reference.arrays.at("output_bias").size() < terms.size());
+  int compared = 0;
+  for (const ScheduleRow &s : featurized_samples("reductions_small", {}, 4)) {
+    const std::vector<double> ms = predict_kernels_ms(text.str(), s.kernels);
+    for (size_t k = 0; k < s.kernels.size(); k++, compared++)
+      CHECK(ms[k] == Approx(reference.predict(s.kernels[k], hand)).epsilon(1e-9));
+  }
+  CHECK(compared > 4);
+  // Saved again, they are version 3 weights that predict the same.
+  CHECK(reserialize_weights(text.str()).find("feature_version " + std::to_string(cost_feature_version())) !=
+        std::string::npos);
+  // Older versions and damaged arrays are refused, saying why.
+  std::string version1 = text.str();
+  version1.replace(version1.find("feature_version 2"), 17, "feature_version 1");
+  CHECK_THROWS_WITH(reserialize_weights(version1), Catch::Contains("retrain"));
+  std::string short_output = text.str();
+  short_output.replace(short_output.find("\noutput_bias "), 13, "\noutput_bias_x ");
+  CHECK_THROWS_WITH(reserialize_weights(short_output), Catch::Contains("output_bias"));
+}
+
+TEST_CASE("an ensemble of networks predicts the mean of its members", "[cost_model]") {
+  const TrainingSet set = checked_in_dataset();
+  TrainOptions options;
+  options.epochs = 10;
+  options.members = 3;
+  const TrainReport ensemble = train_cost_model(set, options);
+  std::vector<std::string> members;
+  for (int m = 0; m < 3; m++) {
+    TrainOptions one = options;
+    one.members = 1;
+    one.seed = options.seed + uint64_t(m);
+    members.push_back(train_cost_model(set, one).weights_text);
+  }
+  // The file is the members' texts one after another, and round-trips.
+  size_t headers = 0;
+  for (size_t at = ensemble.weights_text.find("hlsched-cost-weights"); at != std::string::npos;
+       at = ensemble.weights_text.find("hlsched-cost-weights", at + 1))
+    headers++;
+  CHECK(headers == 3);
+  CHECK(reserialize_weights(ensemble.weights_text) == ensemble.weights_text);
+  int compared = 0;
+  for (const PipelineRows &p : set.pipelines)
+    for (const ScheduleRow &s : p.schedules) {
+      const std::vector<double> mean = predict_kernels_ms(ensemble.weights_text, s.kernels);
+      std::vector<double> sum(s.kernels.size(), 0.0);
+      for (const std::string &m : members) {
+        const std::vector<double> ms = predict_kernels_ms(m, s.kernels);
+        for (size_t k = 0; k < ms.size(); k++) sum[k] += ms[k];
+      }
+      for (size_t k = 0; k < mean.size(); k++, compared++) CHECK(mean[k] == Approx(sum[k] / 3).epsilon(1e-9));
+    }
+  CHECK(compared > 50);
+  // A damaged member is named.
+  std::string damaged = ensemble.weights_text;
+  const size_t second = damaged.find("hlsched-cost-weights", 1);
+  damaged.replace(damaged.find("feature_version", second), 17, "feature_version 9");
+  CHECK_THROWS_WITH(reserialize_weights(damaged), Catch::Contains("member 2 of 3"));
+}
+
 TEST_CASE("training on the checked-in dataset converges, deterministically per seed", "[cost_model]") {
   const TrainingSet set = checked_in_dataset();
   TrainOptions options;

@@ -13,7 +13,8 @@ const std::array<const char *, kTermCount> &cost_term_names() {
       "throughput", "latency", "sync",   "launch",      "non_affine_excess", "compute",
       "dram",       "l2",      "l1",     "shared_memory", "atomics",         "stores",
       "load_issue", "local_memory", "block_overhead", "low_occupancy_memory", "idle_lanes",
-      "non_affine_dram", "non_affine_sectors", "kernel_minimum", "atomics_one_address"};
+      "non_affine_dram", "non_affine_sectors", "kernel_minimum", "atomics_one_address", "wave_tail",
+      "fused_chain", "reduction_chain"};
   return names;
 }
 
@@ -249,6 +250,12 @@ KernelFeatures kernel_features(const PipelineDag &dag, const ScheduleState &stat
   t[kTermAtomicsOneAddress] = (k.global_atomics * gpu.global_same_address_atomic_seconds +
                                waves_of_blocks * k.shared_atomics_per_block * gpu.shared_same_address_atomic_seconds) *
                               ms;
+  // The hand model's own serial terms (v3), from the full model: throughput already holds them
+  // at coefficient 1 (wave_tail, fused_chain added; reduction_chain inside the max), so their
+  // hand coefficient here is 0 and the network can weight them beyond it, kernel by kernel.
+  t[kTermWaveTail] = term(full, "wave_tail");
+  t[kTermFusedChain] = term(full, "fused_chain");
+  t[kTermReductionChain] = term(full, "reduction_chain");
 
   ScheduleFeatures &s = out.schedule;
   const StageTiling *tiling = k.tiling;

@@ -20,7 +20,11 @@
 
 namespace hlsched {
 
-constexpr int kFeatureVersion = 2;
+constexpr int kFeatureVersion = 3;
+/// Version 3 = version 2 plus the last three terms: weights of version 2 still load, their
+/// network reading the new terms with zero weights (the same predictions as before).
+constexpr int kPreviousFeatureVersion = 2;
+constexpr int kTermsAddedInVersion3 = 3;
 
 /// The cost terms, in ms. hand_coefficients() gives their weights in the hand model.
 enum CostTerm : int {
@@ -45,6 +49,9 @@ enum CostTerm : int {
   kTermNonAffineSectors,  ///< v2: non-affine reads' loads x one 32-byte sector each (a gather's worst case) / L2 bandwidth
   kTermKernelMinimum,     ///< v2: 1 us per kernel: the shortest kernel CUPTI times runs ~0.6 us
   kTermAtomicsOneAddress, ///< v2: every atomic update of the kernel on one address (data that fills few bins)
+  kTermWaveTail,          ///< v3: the hand model's wave_tail (waves x warps per block x dispatch), also in throughput
+  kTermFusedChain,        ///< v3: the hand model's fused_chain (fused points per thread waiting in turn), also in throughput
+  kTermReductionChain,    ///< v3: the hand model's reduction_chain (waves x a thread's reduction steps), inside throughput's max
   kTermCount
 };
 

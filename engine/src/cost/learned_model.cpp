@@ -42,6 +42,17 @@ void read_array(const std::map<std::string, std::vector<double>> &arrays, const 
   for (Eigen::Index i = 0; i < m.size(); i++) m.data()[i] = it->second[size_t(i)];
 }
 
+// An array of an older feature version, whose terms were the first `rows` x `cols` of today's:
+// read into that corner, the rest left as `m` already holds it (zero weights for the new terms'
+// inputs and outputs, which then contribute nothing).
+template <typename M>
+void read_corner(const std::map<std::string, std::vector<double>> &arrays, const char *name, M &m,
+                 Eigen::Index rows, Eigen::Index cols) {
+  Eigen::MatrixXd old(rows, cols);
+  read_array(arrays, name, old);
+  m.topLeftCorner(rows, cols) = old;
+}
+
 }  // namespace
 
 CostModelWeights CostModelWeights::initial(uint64_t seed) {
@@ -96,9 +107,11 @@ CostModelWeights CostModelWeights::parse(const std::string &text) {
                              std::to_string(kFormatVersion));
   if (!(in >> key >> feature_version) || key != "feature_version")
     throw std::runtime_error("cost model weights: missing feature_version");
-  if (feature_version != kFeatureVersion)
+  const bool previous = feature_version == kPreviousFeatureVersion;
+  if (feature_version != kFeatureVersion && !previous)
     throw std::runtime_error("cost model weights were trained on features version " + std::to_string(feature_version) +
-                             "; this build computes version " + std::to_string(kFeatureVersion) + ": retrain them");
+                             "; this build computes version " + std::to_string(kFeatureVersion) + " (and reads " +
+                             std::to_string(kPreviousFeatureVersion) + "): retrain them");
   CostModelWeights w;
   std::map<std::string, std::vector<double>> arrays;
   std::string line;
@@ -123,15 +136,31 @@ CostModelWeights CostModelWeights::parse(const std::string &text) {
   }
   read_array(arrays, "pipeline_mean", w.pipeline_mean);
   read_array(arrays, "pipeline_scale", w.pipeline_scale);
-  read_array(arrays, "schedule_mean", w.schedule_mean);
-  read_array(arrays, "schedule_scale", w.schedule_scale);
   read_array(arrays, "embed", w.embed);
-  read_array(arrays, "schedule", w.schedule);
-  read_array(arrays, "schedule_bias", w.schedule_bias);
   read_array(arrays, "combine", w.combine);
   read_array(arrays, "combine_bias", w.combine_bias);
-  read_array(arrays, "output", w.output);
-  read_array(arrays, "output_bias", w.output_bias);
+  read_array(arrays, "schedule_bias", w.schedule_bias);
+  if (!previous) {
+    read_array(arrays, "schedule_mean", w.schedule_mean);
+    read_array(arrays, "schedule_scale", w.schedule_scale);
+    read_array(arrays, "schedule", w.schedule);
+    read_array(arrays, "output", w.output);
+    read_array(arrays, "output_bias", w.output_bias);
+    return w;
+  }
+  // Version 2: the same network less the terms version 3 appended (inputs and outputs), which
+  // get zero weights (and mean 0, scale 1): it predicts what it did in a build of version 2.
+  const int old_inputs = kScheduleInputs - kTermsAddedInVersion3, old_terms = kTermCount - kTermsAddedInVersion3;
+  w.schedule_mean.setZero();
+  w.schedule_scale.setOnes();
+  w.schedule.setZero();
+  w.output.setZero();
+  w.output_bias.setZero();
+  read_corner(arrays, "schedule_mean", w.schedule_mean, old_inputs, 1);
+  read_corner(arrays, "schedule_scale", w.schedule_scale, old_inputs, 1);
+  read_corner(arrays, "schedule", w.schedule, kHidden, old_inputs);
+  read_corner(arrays, "output", w.output, old_terms, kHidden);
+  read_corner(arrays, "output_bias", w.output_bias, old_terms, 1);
   return w;
 }
 
@@ -161,10 +190,18 @@ void network_inputs(const KernelFeatures &f, Eigen::Matrix<double, kPfCount, 1> 
 }
 
 CostModelForward forward(const CostModelWeights &w, const KernelFeatures &f) {
+  Eigen::Matrix<double, kPfCount, 1> pipeline;
+  Eigen::Matrix<double, kScheduleInputs, 1> schedule;
+  network_inputs(f, pipeline, schedule);
+  return forward(w, f, pipeline, schedule);
+}
+
+CostModelForward forward(const CostModelWeights &w, const KernelFeatures &f,
+                         const Eigen::Matrix<double, kPfCount, 1> &pipeline_inputs,
+                         const Eigen::Matrix<double, kScheduleInputs, 1> &schedule_inputs) {
   CostModelForward fwd;
-  network_inputs(f, fwd.pipeline_in, fwd.schedule_in);
-  fwd.pipeline_in = (fwd.pipeline_in - w.pipeline_mean).cwiseProduct(w.pipeline_scale);
-  fwd.schedule_in = (fwd.schedule_in - w.schedule_mean).cwiseProduct(w.schedule_scale);
+  fwd.pipeline_in = (pipeline_inputs - w.pipeline_mean).cwiseProduct(w.pipeline_scale);
+  fwd.schedule_in = (schedule_inputs - w.schedule_mean).cwiseProduct(w.schedule_scale);
   fwd.combined.head<kEmbed>() = w.embed * fwd.pipeline_in;
   fwd.schedule_pre = w.schedule * fwd.schedule_in + w.schedule_bias;
   fwd.combined.tail<kHidden>() = fwd.schedule_pre.unaryExpr([](double v) { return v > 0 ? v : kLeak * v; });
@@ -176,6 +213,55 @@ CostModelForward forward(const CostModelWeights &w, const KernelFeatures &f) {
   fwd.predicted_ms = 0;
   for (int i = 0; i < kTermCount; i++) fwd.predicted_ms += fwd.coefficients[i] * f.terms_ms[size_t(i)];
   return fwd;
+}
+
+CostModelEnsemble parse_weights_ensemble(const std::string &text) {
+  // Members start at each line that begins with the magic word.
+  std::vector<size_t> starts;
+  for (size_t at = 0; at < text.size(); at = text.find('\n', at) == std::string::npos ? text.size() : text.find('\n', at) + 1)
+    if (text.compare(at, sizeof kMagic - 1, kMagic) == 0) starts.push_back(at);
+  if (starts.empty()) throw std::runtime_error("not a cost model weights file");
+  CostModelEnsemble members;
+  for (size_t i = 0; i < starts.size(); i++) {
+    const size_t end = i + 1 < starts.size() ? starts[i + 1] : text.size();
+    try {
+      members.push_back(CostModelWeights::parse(text.substr(starts[i], end - starts[i])));
+    } catch (const std::runtime_error &e) {
+      if (starts.size() == 1) throw;
+      throw std::runtime_error("member " + std::to_string(i + 1) + " of " + std::to_string(starts.size()) + ": " + e.what());
+    }
+  }
+  return members;
+}
+
+CostModelEnsemble load_weights_ensemble(const std::string &path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read cost model weights " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return parse_weights_ensemble(text.str());
+  } catch (const std::runtime_error &e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+std::string ensemble_to_text(const CostModelEnsemble &members) {
+  std::string text;
+  for (const CostModelWeights &w : members) text += w.to_text();
+  return text;
+}
+
+EnsemblePrediction predict_with_ensemble(const CostModelEnsemble &members, const KernelFeatures &f) {
+  Eigen::Matrix<double, kPfCount, 1> pipeline;
+  Eigen::Matrix<double, kScheduleInputs, 1> schedule;
+  network_inputs(f, pipeline, schedule);
+  EnsemblePrediction out;
+  out.coefficients.setZero();
+  for (const CostModelWeights &w : members) out.coefficients += forward(w, f, pipeline, schedule).coefficients;
+  out.coefficients /= double(std::max<size_t>(1, members.size()));
+  for (int i = 0; i < kTermCount; i++) out.predicted_ms += out.coefficients[i] * f.terms_ms[size_t(i)];
+  return out;
 }
 
 CostModelGradient zero_gradient() {
@@ -216,16 +302,21 @@ void backward(const CostModelWeights &w, const KernelFeatures &f, const CostMode
 }
 
 LearnedCostModel::LearnedCostModel(CostModelWeights weights, std::string source)
-    : weights_(std::move(weights)), source_(std::move(source)) {
+    : LearnedCostModel(CostModelEnsemble{std::move(weights)}, std::move(source)) {}
+
+LearnedCostModel::LearnedCostModel(CostModelEnsemble members, std::string source)
+    : members_(std::move(members)), source_(std::move(source)) {
+  if (members_.empty()) throw std::invalid_argument("a learned cost model needs at least one network");
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(std::hash<std::string>{}(weights_.to_text())));
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(std::hash<std::string>{}(ensemble_to_text(members_))));
   fingerprint_ = hex;
 }
 
 KernelCost LearnedCostModel::cost(const PipelineDag &dag, const ScheduleState &state, const KernelModel &kernel,
                                   const GpuProfile &gpu) const {
   const KernelFeatures f = kernel_features(dag, state, kernel, gpu);
-  const CostModelForward fwd = forward(weights_, f);
+  const EnsemblePrediction fwd = predict_with_ensemble(members_, f);
   KernelCost cost;
   cost.total_ms = fwd.predicted_ms;
   double largest = -1;
@@ -245,12 +336,12 @@ std::shared_ptr<const LearnedCostModel> select_cost_model(const AutoschedulerOpt
   if (options.model != "learned")
     throw std::invalid_argument("unknown cost model '" + options.model + "' (hand, learned)");
   if (!options.weights.empty())
-    return std::make_shared<const LearnedCostModel>(CostModelWeights::load(options.weights), options.weights);
+    return std::make_shared<const LearnedCostModel>(load_weights_ensemble(options.weights), options.weights);
   const std::string text = embedded_weights_text(options.gpu_profile);
   if (text.empty())
     throw std::invalid_argument("no embedded cost model weights for GPU '" + options.gpu_profile +
                                 "': train some (hlsched train) and pass --weights, or use --model hand");
-  return std::make_shared<const LearnedCostModel>(CostModelWeights::parse(text), "embedded " + options.gpu_profile);
+  return std::make_shared<const LearnedCostModel>(parse_weights_ensemble(text), "embedded " + options.gpu_profile);
 }
 
 KernelCost predict_kernel_cost(const LearnedCostModel *model, const PipelineDag &dag, const ScheduleState &state,

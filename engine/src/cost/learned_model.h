@@ -9,12 +9,15 @@
 //
 // The output layer starts at zero, so an untrained network reproduces the hand model exactly.
 // Weights are a plain text file (versioned, with the feature version they were made for); the
-// default weights per GPU are compiled into the binary (cost/weights/, a CMake step).
+// default weights per GPU are compiled into the binary (cost/weights/, a CMake step). A file may
+// hold several networks one after another (an ensemble, CostModelEnsemble): the model averages
+// their coefficients.
 #pragma once
 
 #include <Eigen/Core>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cost/features.h"
 
@@ -49,7 +52,9 @@ struct CostModelWeights {
   static CostModelWeights initial(uint64_t seed);
 
   /// Plain text: "hlsched-cost-weights 1", "feature_version N", then one line per array
-  /// ("name count v1 v2 ..."). parse() throws std::runtime_error naming what is wrong.
+  /// ("name count v1 v2 ..."). parse() throws std::runtime_error naming what is wrong; it reads
+  /// kFeatureVersion and kPreviousFeatureVersion (whose network gets zero weights for the terms
+  /// added since, so it predicts as it did) and refuses others.
   std::string to_text() const;
   static CostModelWeights parse(const std::string &text);
   static CostModelWeights load(const std::string &path);
@@ -73,6 +78,27 @@ void network_inputs(const KernelFeatures &f, Eigen::Matrix<double, kPfCount, 1> 
                     Eigen::Matrix<double, kScheduleInputs, 1> &schedule);
 
 CostModelForward forward(const CostModelWeights &w, const KernelFeatures &f);
+/// The same from network_inputs() already computed (an ensemble's members share them).
+CostModelForward forward(const CostModelWeights &w, const KernelFeatures &f,
+                         const Eigen::Matrix<double, kPfCount, 1> &pipeline_inputs,
+                         const Eigen::Matrix<double, kScheduleInputs, 1> &schedule_inputs);
+
+/// Several networks trained alike from different seeds (a weights file may hold several, one
+/// after another, each a complete weights text): their coefficients are averaged, so the
+/// prediction is the mean of theirs. Averaging cancels much of what one seed's network gets wrong
+/// on pipelines it never saw (docs/PERFORMANCE.md, "Cost model, fifth round").
+using CostModelEnsemble = std::vector<CostModelWeights>;
+/// Throws std::runtime_error as CostModelWeights::parse does, naming the member.
+CostModelEnsemble parse_weights_ensemble(const std::string &text);
+CostModelEnsemble load_weights_ensemble(const std::string &path);
+std::string ensemble_to_text(const CostModelEnsemble &members);
+
+/// The ensemble's mean coefficients and prediction for one kernel.
+struct EnsemblePrediction {
+  Eigen::Matrix<double, kTermCount, 1> coefficients;
+  double predicted_ms = 0;
+};
+EnsemblePrediction predict_with_ensemble(const CostModelEnsemble &members, const KernelFeatures &f);
 
 /// Gradients of the weights (same shapes; normalization and metadata unused).
 using CostModelGradient = CostModelWeights;
@@ -85,16 +111,18 @@ void backward(const CostModelWeights &w, const KernelFeatures &f, const CostMode
 class LearnedCostModel {
 public:
   explicit LearnedCostModel(CostModelWeights weights, std::string source);
+  LearnedCostModel(CostModelEnsemble members, std::string source);
 
   /// The kernel's cost: terms_ms holds coefficient x term for every term that contributes.
   KernelCost cost(const PipelineDag &dag, const ScheduleState &state, const KernelModel &kernel,
                   const GpuProfile &gpu) const;
   const std::string &source() const { return source_; }  ///< "embedded h200" or a file path
   const std::string &fingerprint() const { return fingerprint_; }  ///< hash of the weights, hex
-  const CostModelWeights &weights() const { return weights_; }
+  const CostModelWeights &weights() const { return members_.front(); }  ///< the first member
+  const CostModelEnsemble &members() const { return members_; }
 
 private:
-  CostModelWeights weights_;
+  CostModelEnsemble members_;
   std::string source_;
   std::string fingerprint_;
 };

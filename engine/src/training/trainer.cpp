@@ -127,8 +127,11 @@ private:
 constexpr double kFloorMs = 1e-9;  // predictions are clamped here before the log
 
 // A kernel's predicted time on the GPU, what CUPTI measures: all but its launch term.
+double execution_ms(const KernelFeatures &f, double predicted_ms, double launch_coefficient) {
+  return predicted_ms - launch_coefficient * f.terms_ms[kTermLaunch];
+}
 double execution_ms(const KernelFeatures &f, const CostModelForward &fwd) {
-  return fwd.predicted_ms - fwd.coefficients[kTermLaunch] * f.terms_ms[kTermLaunch];
+  return execution_ms(f, fwd.predicted_ms, fwd.coefficients[kTermLaunch]);
 }
 double hand_execution_ms(const KernelFeatures &f) {
   return f.hand_ms - hand_coefficients()[kTermLaunch] * f.terms_ms[kTermLaunch];
@@ -221,7 +224,7 @@ double spearman(const std::vector<double> &a, const std::vector<double> &b) {
 }
 
 // `weights` null: the hand model (each kernel's hand_ms).
-PredictionMetrics metrics_of(const std::vector<const Group *> &groups, const CostModelWeights *weights) {
+PredictionMetrics metrics_of(const std::vector<const Group *> &groups, const CostModelEnsemble *weights) {
   PredictionMetrics m;
   std::vector<double> errors, kernel_errors;
   double log_ratio_sum = 0, rank_sum = 0;
@@ -233,9 +236,9 @@ PredictionMetrics metrics_of(const std::vector<const Group *> &groups, const Cos
       for (size_t k = 0; k < s.kernels.size(); k++) {
         double p = s.kernels[k].hand_ms, on_gpu = hand_execution_ms(s.kernels[k]);
         if (weights) {
-          const CostModelForward fwd = forward(*weights, s.kernels[k]);
+          const EnsemblePrediction fwd = predict_with_ensemble(*weights, s.kernels[k]);
           p = fwd.predicted_ms;
-          on_gpu = execution_ms(s.kernels[k], fwd);
+          on_gpu = execution_ms(s.kernels[k], fwd.predicted_ms, fwd.coefficients[kTermLaunch]);
         }
         total += p;
         if (s.kernel_measured_ms[k] > 0) {
@@ -271,29 +274,19 @@ std::vector<const Group *> pointers(const std::vector<Group> &groups) {
   return out;
 }
 
-}  // namespace
-
-TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options) {
-  const std::vector<Group> groups = usable_groups(set);
-  std::vector<const Group *> training, validation;
-  for (const Group &g : groups)
-    (options.validation_one_in > 0 && id_hash(g.id) % uint64_t(options.validation_one_in) == uint64_t(options.validation_fold)
-         ? validation
-         : training)
-        .push_back(&g);
-  if (training.empty()) throw std::runtime_error("no training pipelines with measured schedules in the dataset");
-
-  CostModelWeights w = CostModelWeights::initial(options.seed);
+// One network, initialized and shuffled by `seed`; its loss curves go to `report`.
+CostModelWeights train_network(const std::vector<const Group *> &training, const std::vector<const Group *> &validation,
+                               const TrainOptions &options, uint64_t seed, TrainReport &report) {
+  CostModelWeights w = CostModelWeights::initial(seed);
   w.gpu = options.gpu;
   set_normalization(w, training);
   Adam adam(options.learning_rate);
-  std::mt19937_64 rng(options.seed);
-  TrainReport report;
-  report.training_pipelines = int(training.size());
-  report.validation_pipelines = int(validation.size());
+  std::mt19937_64 rng(seed);
   const size_t batch = size_t(std::max(1, options.pipelines_per_batch));
   std::vector<const Group *> order = training;
   report.initial_training_loss = loss_of(w, training, options, nullptr);
+  report.training_loss.clear();
+  report.validation_loss.clear();
   for (int epoch = 0; epoch < options.epochs; epoch++) {
     std::shuffle(order.begin(), order.end(), rng);
     for (size_t start = 0; start < order.size(); start += batch) {
@@ -306,20 +299,53 @@ TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options
     report.training_loss.push_back(loss_of(w, training, options, nullptr));
     report.validation_loss.push_back(loss_of(w, validation, options, nullptr));
   }
+  return w;
+}
+
+}  // namespace
+
+TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options) {
+  const std::vector<Group> groups = usable_groups(set);
+  std::vector<const Group *> training, validation;
+  for (const Group &g : groups)
+    (options.validation_one_in > 0 && id_hash(g.id) % uint64_t(options.validation_one_in) == uint64_t(options.validation_fold)
+         ? validation
+         : training)
+        .push_back(&g);
+  if (training.empty()) throw std::runtime_error("no training pipelines with measured schedules in the dataset");
+
+  TrainReport report;
+  report.training_pipelines = int(training.size());
+  report.validation_pipelines = int(validation.size());
+  // Members differ only by seed (seed, seed + 1, ...): the same data, the same split. The report's
+  // loss curves are the first member's.
+  CostModelEnsemble members;
+  const int count = std::max(1, options.members);
+  for (int m = 0; m < count; m++) {
+    TrainReport member_report;
+    members.push_back(train_network(training, validation, options, options.seed + uint64_t(m), member_report));
+    if (m == 0) {
+      report.initial_training_loss = member_report.initial_training_loss;
+      report.training_loss = member_report.training_loss;
+      report.validation_loss = member_report.validation_loss;
+    }
+  }
   report.hand_training = metrics_of(training, nullptr);
-  report.learned_training = metrics_of(training, &w);
+  report.learned_training = metrics_of(training, &members);
   report.hand_validation = metrics_of(validation, nullptr);
-  report.learned_validation = metrics_of(validation, &w);
-  w.provenance = set.provenance + "; trained on " + std::to_string(training.size()) + " pipelines, seed " +
-                 std::to_string(options.seed) + ", " + std::to_string(options.epochs) + " epochs";
-  report.weights_text = w.to_text();
+  report.learned_validation = metrics_of(validation, &members);
+  for (size_t m = 0; m < members.size(); m++)
+    members[m].provenance = set.provenance + "; trained on " + std::to_string(training.size()) + " pipelines, seed " +
+                            std::to_string(options.seed + m) + ", " + std::to_string(options.epochs) + " epochs" +
+                            (count > 1 ? ", member " + std::to_string(m + 1) + " of " + std::to_string(count) : "");
+  report.weights_text = ensemble_to_text(members);
   return report;
 }
 
 PredictionMetrics evaluate_cost_model(const TrainingSet &set, const std::string &weights_text) {
   const std::vector<Group> groups = usable_groups(set);
   if (weights_text.empty()) return metrics_of(pointers(groups), nullptr);
-  const CostModelWeights w = CostModelWeights::parse(weights_text);
+  const CostModelEnsemble w = parse_weights_ensemble(weights_text);
   return metrics_of(pointers(groups), &w);
 }
 
@@ -331,17 +357,17 @@ std::vector<double> predict_kernels_ms(const std::string &weights_text, const st
       ms.push_back(without_launch ? hand_execution_ms(features_of_row(k)) : k.hand_ms);
     return ms;
   }
-  const CostModelWeights w = CostModelWeights::parse(weights_text);
+  const CostModelEnsemble w = parse_weights_ensemble(weights_text);
   for (const KernelRow &k : kernels) {
     const KernelFeatures f = features_of_row(k);
-    const CostModelForward fwd = forward(w, f);
-    ms.push_back(without_launch ? execution_ms(f, fwd) : fwd.predicted_ms);
+    const EnsemblePrediction fwd = predict_with_ensemble(w, f);
+    ms.push_back(without_launch ? execution_ms(f, fwd.predicted_ms, fwd.coefficients[kTermLaunch]) : fwd.predicted_ms);
   }
   return ms;
 }
 
 std::string reserialize_weights(const std::string &weights_text) {
-  return CostModelWeights::parse(weights_text).to_text();
+  return ensemble_to_text(parse_weights_ensemble(weights_text));
 }
 
 std::string initial_weights_text(uint64_t seed, const std::string &gpu) {

@@ -202,7 +202,9 @@ CostModelThroughput measure_cost_model_throughput(const PipelineDag &dag, const 
   CostModelThroughput t;
   t.kernels = int(kernels.size());
   if (kernels.empty()) return t;
-  const LearnedCostModel learned(CostModelWeights::initial(options.seed), "untrained");
+  const LearnedCostModel learned = options.weights.empty()
+                                       ? LearnedCostModel(CostModelWeights::initial(options.seed), "untrained")
+                                       : LearnedCostModel(load_weights_ensemble(options.weights), options.weights);
   volatile double sink = 0;
   auto rate = [&](auto &&one) {
     int64_t done = 0;

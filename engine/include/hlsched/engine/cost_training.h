@@ -96,6 +96,7 @@ struct TrainOptions {
   double kernel_weight = 0.3;    ///< per-kernel log-time errors (CUPTI)
   int validation_one_in = 8;     ///< pipelines whose id hashes to validation_fold mod this are held out
   int validation_fold = 0;       ///< which of the validation_one_in folds (cross-validation: 0..one_in-1)
+  int members = 1;               ///< networks trained with seeds seed, seed + 1, ...: an ensemble averaging them
   std::string gpu = "h200";
 };
 
