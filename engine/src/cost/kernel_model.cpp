@@ -460,7 +460,7 @@ private:
     km.wasted_points_fraction = covered > needed ? 1.0 - needed / covered : 0.0;
 
     double shared_bytes = 0, thread_points = 0;
-    double thread_reduction_steps = 0, thread_reduction_bytes = 0;  ///< reductions fused per thread
+    double thread_reduction_steps = 0, thread_reduction_bytes = 0, thread_reduction_taps = 1;  ///< reductions fused per thread
     // Address arithmetic: about two integer operations per load (counted by visit_stage).
     km.ops_per_block += address_ops_per_block_;
     for (int c = root_; c >= 0; c--) {
@@ -511,14 +511,21 @@ private:
         // A reduction computed per thread: the thread runs its reduction steps one after another,
         // all of its points unrolled inside each step (their accumulators independent, their
         // loads issued together), so its chain is the reduction's steps, not steps x points.
-        double steps = 0;
+        // In registers, its taps are unrolled too (unrolled_taps): their steps overlap as a root
+        // update's unrolled steps do (the accumulators never go to memory, so no step's loads
+        // wait on another's stores).
+        double steps = 0, taps = 1;
         for (size_t k = 1; k < dag_.funcs[c].stages.size(); k++) {
           double n = 1;
           for (const LoopDim &loop : dag_.funcs[c].stages[k].loops)
             if (loop.is_rvar) n *= double(std::max<int64_t>(1, loop.estimate.extent()));
           steps += n;
+          if (fused.in_registers) taps = std::max(taps, double(unrolled_taps(dag_.funcs[c].stages[k])));
         }
-        if (steps > 1) thread_reduction_steps = std::max(thread_reduction_steps, steps);
+        if (steps > 1 && steps >= thread_reduction_steps) {
+          thread_reduction_steps = steps;
+          thread_reduction_taps = taps;
+        }
         double region = 1;
         for (const Span &sp : dag_.funcs[c].region) region *= double(std::max<int64_t>(1, sp.extent()));
         thread_reduction_bytes += region * bytes;
@@ -563,6 +570,7 @@ private:
     }
     if (thread_reduction_steps > 0 && km.serial_steps_per_thread == 0) {
       km.serial_steps_per_thread = thread_reduction_steps;
+      km.unrolled_steps = thread_reduction_taps;
       km.reduction_bytes = thread_reduction_bytes;
       for (const GlobalRead &g : km.global_reads) km.reduction_bytes += g.full_region * g.bytes_per_element;
     }
@@ -698,6 +706,15 @@ bool updates_accumulate_in_place(const FuncNode &f) {
     if (pure != f.args) return false;
   }
   return true;
+}
+
+int64_t unrolled_taps(const StageNode &update) {
+  for (const LoopDim &loop : update.loops)
+    if (loop.is_rvar) {
+      const int64_t extent = loop.estimate.extent();
+      return extent >= 2 && extent <= 8 ? extent : 1;
+    }
+  return 1;
 }
 
 int register_tile_reduction(const PipelineDag &dag, int root) {

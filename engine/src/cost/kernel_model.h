@@ -110,6 +110,11 @@ bool updates_accumulate_in_place(const FuncNode &f);
 /// -1 when `root` has none.
 int register_tile_reduction(const PipelineDag &dag, int root);
 
+/// A reduction fused per thread in registers: the extent of its update `stage`'s innermost
+/// reduction loop when that loop is a few taps (2..8 steps, a convolution's kernel width), which
+/// state_to_spec unrolls inside each thread around the unrolled tile; 1 otherwise.
+int64_t unrolled_taps(const StageNode &update);
+
 /// Kernels of the decided part of a state. Undecided producers are read as if stored at root.
 std::vector<KernelModel> build_kernel_models(const PipelineDag &dag, const ScheduleState &state,
                                              const struct GpuProfile &gpu);
