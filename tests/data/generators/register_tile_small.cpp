@@ -23,9 +23,9 @@ public:
     }
 
     void schedule() {
-        a.set_estimates({{0, 64}, {0, 512}});
-        b.set_estimates({{0, 512}, {0, 64}});
-        out.set_estimates({{0, 512}, {0, 512}});
+        a.set_estimates({{0, 256}, {0, 2048}});
+        b.set_estimates({{0, 2048}, {0, 256}});
+        out.set_estimates({{0, 2048}, {0, 2048}});
         // HLSCHED_SCHEDULE
     }
 };
