@@ -40,20 +40,29 @@ if [[ -n $(ls "$work/artifacts") ]]; then
 fi
 
 field() { awk -v key="$1: " 'index($0, key) == 1 { print substr($0, length(key) + 1) }' "$results/summary.txt"; }
+# run.sh's two modes report failures differently: fork mode its oom/timeout/crash counters, jobs
+# mode the sanitizer reports and deadly signals found in the jobs' logs.
+if grep -q 'jobs in-process' "$results/summary.txt"; then
+  mode="\`FUZZ_MODE=jobs\` (in-process jobs sharing one corpus)"
+  failures="$(field "sanitizer reports and deadly signals in the logs") sanitizer reports"
+else
+  mode="libFuzzer \`-fork\`"
+  failures="$(field "oom/timeout/crash") (oom/timeout/crash)"
+fi
 cat >>"$repo/docs/PERFORMANCE.md" <<EOF
 
 ## Reliability: the LSP fuzzer's long run on many cores ($(date -u +%Y-%m-%d), $what)
 
 \`scripts/fuzz/device_bundle.sh build .bundle-fuzz\` here, then \`bash .bundle-fuzz/run.sh\` there
-(libFuzzer \`-fork\`, ASan + UBSan, the fake analyzer and indexer; DEVICE_FUZZ.md), ingested with
+($mode, ASan + UBSan, the fake analyzer and indexer; DEVICE_FUZZ.md), ingested with
 \`scripts/fuzz/ingest_device_run.sh\`.
 
-| inputs | exec/s (all workers; libFuzzer's, whole run) | run | fork-mode coverage | crashes (oom/timeout/crash) | artifacts |
+| inputs | inputs per second (whole run) | run | coverage | failures | artifacts |
 |---:|---:|---|---|---|---|
-| **$(field "inputs executed")** | $(field "exec/s (total)"); $(field "inputs per second of the whole run") | $(field exit) | $(field coverage) | $(field "oom/timeout/crash") | $crashes |
+| **$(field "inputs executed")** | $(field "inputs per second of the whole run") | $(field exit) | $(field coverage) | $failures | $crashes |
 
 The found inputs were merged into tests/server/fuzz_lsp_corpus (-merge=1: $before -> $after
 files); the seeds now reach $inited with this build's fuzzer (the measure of the earlier
-sections; fork mode's own "cov" counts differently).
+sections; the run's own "cov" counts differently).
 EOF
 echo "appended a section to docs/PERFORMANCE.md"
