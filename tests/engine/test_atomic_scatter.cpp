@@ -1,8 +1,10 @@
 // An atomic scatter (a histogram's update spread over GPU threads) must compile to hardware
-// atomic adds. With a boundary condition inlined into its index, Halide 14 lowers the update to a
-// compare-and-swap loop instead, which ran for over 60 s per call on the H200 when the values
-// piled into a few bins (random pipelines 200037 and 200124 of the 2026-12-02 collection).
-// Cost: one small DAG, one CUDA compile (no GPU needed), a few seconds.
+// atomic adds. When the stored index and the value's copy of it differ after lowering (a repeated
+// subexpression lifted by CSE on one side, a clamp of a bounded Func on the other: see
+// dag/atomic_index.h), Halide 14 lowers the update to a compare-and-swap loop instead, which ran
+// for over 60 s per call on the H200 when the values piled into a few bins (random pipelines
+// 200037 and 200124 of the 2026-12-02 collection).
+// Cost: small DAGs, about ten CUDA compiles (no GPU needed), under a minute.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/compile_check.h"
 #include "schedule/state_to_spec.h"
+#include "search/atomic_lowering.h"
 #include "search/decision_options.h"
 
 using namespace hlsched;
@@ -36,6 +39,59 @@ Halide::Pipeline edge_histogram() {
   hist(clamp(cast<int32_t>(scaled), 0, 1023)) += 1;
   hist.set_estimates({{0, 1024}});
   return Pipeline(hist);
+}
+
+// Random pipeline 200124 (`hlsched random-pipeline --seed 200124 --stages 3`): a histogram of a
+// value computed through two lookups in a float table.
+Halide::Pipeline lookup_histogram() {
+  using namespace Halide;
+  ImageParam in0(UInt(8), 2, "in0"), in1(Float(32), 1, "in1");
+  in0.dim(0).set_estimate(0, 2048);
+  in0.dim(1).set_estimate(0, 2048);
+  in1.dim(0).set_estimate(0, 4096);
+  Var x("x"), y("y"), i("i");
+  auto index_of = [](Expr value, float scale, int size) {
+    Expr scaled = clamp(cast<float>(value) * scale, 0.0f, float(size - 1));
+    return clamp(cast<int32_t>(scaled), 0, size - 1);
+  };
+  Func in0_edge = BoundaryConditions::repeat_edge(in0);
+  Func in1_edge = BoundaryConditions::repeat_edge(in1);
+  Func lookup("lookup_1"), mix("mix_2"), hist("hist_3");
+  lookup(x, y) = in1_edge(index_of(in0_edge(x, y), 16.0f, 4096));
+  Expr a = lookup(x, y);
+  Expr d = in1_edge(index_of(a, 256.0f, 4096));
+  mix(x, y) = saturating_cast<uint16_t>(max(cast<float>(in0_edge(x, y)), atan2(d, a)));
+  RDom r(0, 2048, 0, 2048, "r_hist_3");
+  hist(i) = 0;
+  hist(index_of(mix(r.x, r.y), 0.015625f, 1024)) += 1;
+  hist.set_estimates({{0, 1024}});
+  return Pipeline(hist);
+}
+
+// A histogram whose index goes through a hand-written table: `table` uses its argument three
+// times (inlined with a loaded argument, the load repeats in the index); `wrapped` has values in
+// [0, 1023] (materialized, Halide clamps its calls inside the value's copy of the index only).
+Halide::Pipeline table_histogram(bool through_wrapped) {
+  using namespace Halide;
+  ImageParam in(UInt(16), 2, "in");
+  in.dim(0).set_estimate(0, 1024);
+  in.dim(1).set_estimate(0, 768);
+  Var v("v"), i("i");
+  Func table("table"), wrapped("wrapped"), hist("hist");
+  Expr w = cast<int32_t>(v);
+  table(v) = select(w > 512, w - 512, w * 2);
+  wrapped(v) = cast<int32_t>(v) % 1024;
+  RDom r(0, 1024, 0, 768, "r");
+  hist(i) = 0;
+  Expr value = in(r.x, r.y);
+  hist(through_wrapped ? wrapped(value) : clamp(table(value), 0, 1023)) += 1;
+  hist.set_estimates({{0, 1024}});
+  return Pipeline(hist);
+}
+
+bool uses_global_atomics(const ScheduleSpec &spec) {
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  return code.find(".atomic()") != std::string::npos && code.find("rfactor") == std::string::npos;
 }
 
 int func_named(const PipelineDag &dag, const std::string &prefix) {
@@ -91,7 +147,7 @@ TEST_CASE("a boundary condition is not inlined into an atomic scatter's index", 
   const std::vector<FuncDecision> options = decision_options(dag, state, mirrored, gpu, OptionLimits{});
   REQUIRE_FALSE(options.empty());
   CHECK_FALSE(offers_inline(options));
-  CHECK(inline_breaks_atomic_add(dag, state, mirrored));
+  CHECK(decision_breaks_atomic_add(dag, state, mirrored, FuncDecision{ComputeLevel::Inline}));
 
   // The property that hung on the GPU: whatever option comes first (inlining, before the fix),
   // with every other Func at its first option, the update compiles to atomic adds, not a
@@ -105,4 +161,94 @@ TEST_CASE("a boundary condition is not inlined into an atomic scatter's index", 
   const std::string lowered = compile_for_cuda(pipeline);
   CHECK(lowered.find("atom.global.add") != std::string::npos);
   CHECK(lowered.find("atom.global.cas") == std::string::npos);
+}
+
+namespace {
+
+// The table Func `name` of table_histogram: with hist's update atomic, the options offered for it
+// keep the update on atomic adds, and the schedule with the first of them compiles to one.
+void check_table(bool through_wrapped, const std::string &name, ComputeLevel forbidden) {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const Halide::Pipeline pipeline = table_histogram(through_wrapped);
+  const PipelineDag dag = build_pipeline_dag(pipeline);
+  const int hist = func_named(dag, "hist"), table = func_named(dag, name);
+  REQUIRE(hist >= 0);
+  REQUIRE(table >= 0);
+  ScheduleState state(dag);
+  bool found = false;
+  for (const FuncDecision &d : standalone_options(dag, hist, gpu, OptionLimits{}))
+    if (d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].atomic && !d.tilings[1].privatized) {
+      state.decide(hist, d);
+      found = true;
+      break;
+    }
+  REQUIRE(found);
+  const std::vector<FuncDecision> options = decision_options(dag, state, table, gpu, OptionLimits{});
+  REQUIRE_FALSE(options.empty());
+  for (const FuncDecision &d : options) CHECK(d.level != forbidden);
+  // Consumers first, as the search decides.
+  for (int f = int(dag.funcs.size()) - 1; f >= 0; f--)
+    if (!state.decided[f]) state.decide(f, decision_options(dag, state, f, gpu, OptionLimits{}).front());
+  const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+  INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
+  apply_schedule(spec, pipeline, ApplyMode::Gpu);
+  const std::string lowered = compile_for_cuda(pipeline);
+  CHECK(lowered.find("atom.global.add") != std::string::npos);
+  CHECK(lowered.find("atom.global.cas") == std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("a table that repeats its argument is not inlined into an atomic scatter's index", "[schedule][atomic]") {
+  check_table(false, "table", ComputeLevel::Inline);
+}
+
+TEST_CASE("a table with bounded values is inlined into an atomic scatter's index", "[schedule][atomic]") {
+  // Materialized, its calls are clamped to [0, 1023] in the value's copy of the index only.
+  check_table(true, "wrapped", ComputeLevel::Root);
+}
+
+TEST_CASE("a repeated subexpression in the definition's own index rules the atomic out", "[schedule][atomic]") {
+  using namespace Halide;
+  ImageParam in(UInt(16), 2, "in");
+  in.dim(0).set_estimate(0, 1024);
+  in.dim(1).set_estimate(0, 768);
+  Var i("i");
+  RDom r(0, 1024, 0, 768, "r");
+  Func squares("squares"), weighted("weighted");
+  squares(i) = 0;
+  squares(clamp(cast<int32_t>(in(r.x, r.y)) * cast<int32_t>(in(r.x, r.y)), 0, 1023)) += 1;
+  squares.set_estimates({{0, 1024}});
+  weighted(i) = 0;
+  weighted(clamp(cast<int32_t>(in(r.x, r.y)) * 3, 0, 1023)) += cast<int32_t>(in(r.x, r.y));
+  weighted.set_estimates({{0, 1024}});
+  for (const Func &f : {squares, weighted}) {
+    const PipelineDag dag = build_pipeline_dag(Pipeline(f));
+    const FuncNode *node = dag.find(f.name());
+    REQUIRE(node != nullptr);
+    REQUIRE(node->stages.size() == 2);
+    CHECK_FALSE(node->stages[1].atomic_safe);
+  }
+}
+
+TEST_CASE("random pipeline 200124's random walks keep its histogram on atomic adds", "[schedule][atomic]") {
+  // Walk 0 of seed 1 inlined mix_2 (whose definition repeats its lookup) into the histogram's
+  // index: 2 atom.global.cas, timed out at 60 s on the H200.
+  AutoschedulerOptions options;
+  options.gpu_profile = "h200";
+  int atomic_walks = 0;
+  for (int walk = 0; walk < 4; walk++) {
+    const Halide::Pipeline pipeline = lookup_histogram();
+    const PipelineDag dag = build_pipeline_dag(pipeline);
+    const std::vector<ScheduleResult> sampled = sample_schedules(pipeline, dag, options, 1, 1, walk);
+    REQUIRE(sampled.size() == 1);
+    if (!uses_global_atomics(sampled[0].schedule)) continue;
+    atomic_walks++;
+    INFO("walk " << walk << ":\n" << sampled[0].schedule_code);
+    apply_schedule(sampled[0].schedule, pipeline, ApplyMode::Gpu);
+    const std::string lowered = compile_for_cuda(pipeline);
+    CHECK(lowered.find("atom.global.add") != std::string::npos);
+    CHECK(lowered.find("atom.global.cas") == std::string::npos);
+  }
+  CHECK(atomic_walks >= 1);
 }

@@ -13,6 +13,7 @@
 
 #include "hlsched/engine/pipeline_walk.h"
 #include "dag/algorithm_loops.h"
+#include "dag/atomic_index.h"
 #include "dag/estimates.h"
 #include "dag/op_counter.h"
 
@@ -212,6 +213,15 @@ StageNode describe_stage(const Function &f, int index, const std::map<std::strin
       for (const ReductionVariable &rv : def.schedule().rvars()) scatter = scatter || expr_uses_var(index, rv.var);
     AssociativeOp op = prove_associativity(f.name(), def.args(), def.values());
     stage.atomic_safe = scatter && op.associative() && op.commutative();
+    if (stage.atomic_safe) {
+      const AtomicIndexReads reads = atomic_index_reads(f, def);
+      stage.index_reads = reads.index;
+      stage.increment_reads = reads.increment;
+      // A subexpression of the index repeated in the definition itself (or shared with the
+      // increment) makes Halide 14 lower the atomic to a compare-and-swap loop whatever the
+      // schedule: such an update runs serially instead.
+      stage.atomic_safe = !reads.repeats_subexpression;
+    }
   }
   stage.accesses = describe_accesses(f, def, is_update, env);
   return stage;
@@ -342,6 +352,7 @@ PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
   estimates.require_estimates(output_functions);
 
   // Pass 1: describe every Func from its IR.
+  const std::map<std::string, bool> clamped = funcs_clamped_in_indexes(order, env);
   for (const std::string &name : order) {
     const Function &f = env.at(name);
     FuncNode node;
@@ -351,9 +362,13 @@ PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
     node.is_output = std::count(dag.outputs.begin(), dag.outputs.end(), name) > 0;
     node.has_extern_definition = f.has_extern_definition();
     node.is_boundary_condition = is_boundary_condition_name(name);
+    node.clamped_in_indexes = clamped.at(name);
+    node.repeats_subexpression = definition_repeats_subexpression(f);
+    node.repeats_argument = definition_repeats_argument(f);
     if (!f.has_extern_definition()) {
       node.stages.push_back(describe_stage(f, 0, env));
       for (size_t u = 0; u < f.updates().size(); u++) node.stages.push_back(describe_stage(f, int(u) + 1, env));
+      for (const StageNode &s : node.stages) dag.has_atomic_safe_updates = dag.has_atomic_safe_updates || s.atomic_safe;
     }
     dag.funcs.push_back(std::move(node));
   }

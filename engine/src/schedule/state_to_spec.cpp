@@ -367,8 +367,8 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
       const TiledLoops &at = loops_of_root.at(d.kernel_root);
       StageSchedule stage;
       const bool per_block = d.level == ComputeLevel::Block;
-      // A copy per slab whose kernel's update was re-tiled without slabs is computed per block, as
-      // the kernel model then costs it.
+      // ScheduleState::decide turns a copy per slab into a per-block copy when its kernel loses the
+      // slab loop; a slab loop still missing here falls back to per block, as the kernel model does.
       const bool at_slab = d.per_slab && !at.slab_loop.empty();
       const std::string &loop = at_slab ? at.slab_loop : per_block ? at.innermost_block : at.innermost_thread;
       if (at_slab) stage.rvars.push_back(loop);  // the kernel's loop it is computed at is a reduction loop

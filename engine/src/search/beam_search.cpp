@@ -1,5 +1,7 @@
 #include "search/beam_search.h"
 
+#include "search/atomic_lowering.h"
+
 #include <algorithm>
 #include <optional>
 #include <chrono>
@@ -9,6 +11,7 @@
 #include <set>
 
 #include "cost/kernel_model.h"
+#include "search/atomic_lowering.h"
 #include "search/constructs.h"
 #include "search/decision_options.h"
 
@@ -172,9 +175,8 @@ const std::vector<DecisionPtr> &BeamSearch::standalone(int func, bool coarse) {
 }
 
 bool BeamSearch::still_valid(const ScheduleState &state, int func, const FuncDecision &d) const {
-  // An inlined boundary condition whose consumers became an atomic update: see
-  // inline_breaks_atomic_add.
-  if (d.level == ComputeLevel::Inline) return !inline_breaks_atomic_add(dag_, state, func);
+  // A decision whose consumers became an atomic update it would lower to a compare-and-swap loop.
+  if (decision_breaks_atomic_add(dag_, state, func, d)) return false;
   // A fusion names its kernel; after the consumers were decided anew, that kernel may be another.
   if (d.level != ComputeLevel::Block && d.level != ComputeLevel::Thread) return true;
   return consuming_kernel(dag_, state, func) == d.kernel_root &&
@@ -195,10 +197,8 @@ std::vector<DecisionPtr> BeamSearch::children(const ScheduleState &state, int fu
   // ...and the fusions, which depend on how the consumers were scheduled.
   for (FuncDecision &d : fusion_options(dag_, state, func, gpu_, limits))
     options.push_back(std::make_shared<const FuncDecision>(std::move(d)));
-  if (inline_breaks_atomic_add(dag_, state, func) && options.size() > 1)
-    options.erase(std::remove_if(options.begin(), options.end(),
-                                 [](const DecisionPtr &d) { return d->level == ComputeLevel::Inline; }),
-                  options.end());
+  options = keep_atomic_adds(dag_, state, func, std::move(options),
+                             [](const DecisionPtr &d) -> const FuncDecision & { return *d; });
   if (is_frozen) {
     // A frozen Func keeps its earlier decision (the combinatorial part: its tiling) but may still
     // be inlined or fused into a consumer's kernel, where launches are saved; one that was inlined

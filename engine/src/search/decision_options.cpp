@@ -8,6 +8,7 @@
 #include "cost/kernel_model.h"
 #include "cost/learned_model.h"
 #include "schedule/gpu_limits.h"
+#include "search/atomic_lowering.h"
 #include "util/int_math.h"
 
 namespace hlsched {
@@ -628,53 +629,13 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
   return options;
 }
 
-// Whether a stage of a kernel that reads `func` (directly or through inlined Funcs) is an atomic
-// update. Halide 14 emits a hardware atomic add for `f(index) += v` only when it can tell that
-// the value's load of f(index) and the store address are the same expression. With a boundary
-// condition inlined into the index (its clamps and selects, partitioned into several copies of
-// the loop), lowering leaves the two copies different and the update becomes a compare-and-swap
-// loop. On a histogram whose values pile into a few bins (values clamped to the first or last)
-// every thread of the GPU retries its CAS on one address: random pipelines 200037 and 200124
-// ran for over 60 s on the H200 where the same kernel with atomic adds took 1.2 ms. Not the only
-// way to a CAS loop (docs/PERFORMANCE.md, "Atomic scatters that ran for minutes"), the one seen
-// in every hang.
-static bool reaches_atomic_update(const PipelineDag &dag, const ScheduleState &state, int func, int depth) {
-  if (depth > 64) return true;
-  const std::string &name = dag.funcs[func].name;
-  for (const std::string &consumer : dag.funcs[func].consumers) {
-    const int c = dag.index_of(consumer);
-    if (c < 0 || !state.decided[c]) continue;
-    const FuncDecision &d = state.decisions[c];
-    if (d.level == ComputeLevel::Inline) {
-      if (reaches_atomic_update(dag, state, c, depth + 1)) return true;
-      continue;
-    }
-    for (const StageNode &s : dag.funcs[c].stages) {
-      if (s.index >= int(d.tilings.size())) continue;
-      const StageTiling &t = d.tilings[s.index];
-      // A privatized scatter's atomics go to a copy in shared memory, contended only within a
-      // block: measured 0.42 ms on the same pipeline, with its compare-and-swap loops.
-      if (!t.atomic || t.privatized) continue;
-      for (const ProducerAccess &a : s.accesses)
-        if (a.producer == name) return true;
-    }
-  }
-  return false;
-}
-
-bool inline_breaks_atomic_add(const PipelineDag &dag, const ScheduleState &state, int func) {
-  return dag.funcs[func].is_boundary_condition && reaches_atomic_update(dag, state, func, 0);
-}
-
 std::vector<FuncDecision> decision_options(const PipelineDag &dag, const ScheduleState &state, int func,
                                            const GpuProfile &gpu, const OptionLimits &limits) {
   std::vector<FuncDecision> options = standalone_options(dag, func, gpu, limits);
   for (FuncDecision &d : fusion_options(dag, state, func, gpu, limits)) options.push_back(std::move(d));
-  if (inline_breaks_atomic_add(dag, state, func) && options.size() > 1)
-    options.erase(std::remove_if(options.begin(), options.end(),
-                                 [](const FuncDecision &d) { return d.level == ComputeLevel::Inline; }),
-                  options.end());
-  return options;
+  // Halide 14 would lower an atomic scatter to a compare-and-swap loop (search/atomic_lowering.h).
+  return keep_atomic_adds(dag, state, func, std::move(options),
+                          [](const FuncDecision &d) -> const FuncDecision & { return d; });
 }
 
 }  // namespace hlsched

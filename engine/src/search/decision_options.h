@@ -67,11 +67,6 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
 std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleState &state, int func,
                                          const GpuProfile &gpu, const OptionLimits &limits);
 
-/// Whether inlining `func` (a boundary condition) would put it into the index of an atomic
-/// update, which Halide 14 then lowers to a compare-and-swap loop instead of an atomic add: such
-/// a Func gets its own kernel or is fused instead (see the definition for the measured hang).
-bool inline_breaks_atomic_add(const PipelineDag &dag, const ScheduleState &state, int func);
-
 /// The single kernel that consumes `func` in `state` (through inlined consumers), or -1 when its
 /// consumers live in several kernels (or none is decided yet).
 int consuming_kernel(const PipelineDag &dag, const ScheduleState &state, int func);

@@ -56,10 +56,34 @@ void ScheduleState::decide(int func, FuncDecision decision) {
   decide(func, std::make_shared<const FuncDecision>(std::move(decision)));
 }
 
+namespace {
+
+bool has_slab_loop(const FuncDecision &d) {
+  if (d.level != ComputeLevel::Root) return false;
+  for (const StageTiling &t : d.tilings)
+    if (t.slab > 0) return true;
+  return false;
+}
+
+}  // namespace
+
 void ScheduleState::decide(int func, DecisionPtr decision) {
+  const bool lost_slab_loop = decided[func] && has_slab_loop(decisions[func]) && !has_slab_loop(*decision);
   if (!decided[func]) num_decided++;
   decided[func] = true;
   decisions.set(func, std::move(decision));
+  // A kernel re-decided without its slab loop: the Funcs it copied per slab are now copied per
+  // block, in the state itself, so that emission, costing, the schedule's comments and the hashes
+  // all read the same decision.
+  if (lost_slab_loop)
+    for (size_t p = 0; p < decided.size(); p++) {
+      if (!decided[p]) continue;
+      const FuncDecision &d = decisions[p];
+      if (d.level != ComputeLevel::Block || !d.per_slab || d.kernel_root != func) continue;
+      FuncDecision per_block = d;
+      per_block.per_slab = false;
+      decisions.set(p, std::move(per_block));
+    }
 }
 
 std::vector<int> ScheduleState::decision_order(const PipelineDag &dag) {

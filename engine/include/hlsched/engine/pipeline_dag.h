@@ -75,6 +75,10 @@ struct StageNode {
   /// Update stages: an associative and commutative reduction of one 32-bit value (a histogram's
   /// +=, a max...), so its reduction loops may run in parallel with atomic updates.
   bool atomic_safe = false;
+  /// Atomic-safe updates: call sites per producer in the stored index and in the rest of the
+  /// value, for predicting whether Halide lowers the atomic to a compare-and-swap loop
+  /// (dag/atomic_index.h, search/atomic_lowering.h).
+  std::map<std::string, int64_t> index_reads, increment_reads;
   bool has_rvars() const;
   ArithmeticOps arithmetic_ops() const;  ///< per point
 };
@@ -97,6 +101,11 @@ struct FuncNode {
   bool is_output = false;
   bool has_extern_definition = false;
   bool is_boundary_condition = false;  ///< made by Halide::BoundaryConditions (clamped loads of one producer)
+  /// Halide 14 clamps this Func's calls to its value bounds where they index another Func (its
+  /// values lie strictly inside its type's range): see dag/atomic_index.h.
+  bool clamped_in_indexes = false;
+  bool repeats_subexpression = false;  ///< its definition holds a repeated subexpression (a let)
+  bool repeats_argument = false;       ///< its definition uses one of its arguments more than once
   std::vector<Span> region;            ///< region computed under the estimates (required by consumers)
   bool region_is_bounded = true;       ///< false when the required region could not be bounded
   std::vector<StageNode> stages;
@@ -117,6 +126,7 @@ struct PipelineDag {
   std::vector<InputNode> inputs;
   std::vector<DagEdge> edges;
   std::vector<std::string> outputs;
+  bool has_atomic_safe_updates = false;  ///< some update may run with atomics (StageNode::atomic_safe)
 
   const FuncNode *find(const std::string &name) const;
   int index_of(const std::string &name) const;  ///< -1 if absent

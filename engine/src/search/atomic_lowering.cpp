@@ -1,0 +1,98 @@
+#include "search/atomic_lowering.h"
+
+#include <set>
+
+namespace hlsched {
+
+namespace {
+
+// How the update's index reads one producer once the schedule's inlined Funcs are substituted.
+struct Reach {
+  int64_t index_paths = 0;          ///< call sites in the inlined index
+  int64_t increment_paths = 0;      ///< call sites in the inlined rest of the value
+  std::set<std::string> parents;    ///< definitions holding those call sites ("#index", "#increment", Funcs)
+  bool computed_arguments = false;  ///< some call's arguments are not the caller's own point
+};
+
+bool global_atomic(const FuncDecision &d, int stage) {
+  if (d.level != ComputeLevel::Root || stage >= int(d.tilings.size())) return false;
+  return d.tilings[stage].atomic && !d.tilings[stage].privatized;
+}
+
+}  // namespace
+
+bool atomic_update_lowers_to_cas(const PipelineDag &dag, const ScheduleState &state, int func, int stage,
+                                 int candidate, const FuncDecision *candidate_decision) {
+  auto decision = [&](int f) -> const FuncDecision * {
+    if (f == candidate) return candidate_decision;
+    return state.decided[f] ? &state.decisions[f] : nullptr;
+  };
+  auto inlined = [&](int f) {
+    const FuncDecision *d = decision(f);
+    return d && d->level == ComputeLevel::Inline;
+  };
+
+  const StageNode &update = dag.funcs[func].stages[stage];
+  std::map<std::string, Reach> reach;
+  for (const auto &[producer, calls] : update.index_reads) {
+    reach[producer].index_paths += calls;
+    reach[producer].parents.insert("#index");
+  }
+  for (const ProducerAccess &a : update.accesses)
+    if (!a.is_pointwise && reach.count(a.producer)) reach[a.producer].computed_arguments = true;
+  for (const auto &[producer, calls] : update.increment_reads) {
+    reach[producer].increment_paths += calls;
+    reach[producer].parents.insert("#increment");
+  }
+  // Substitute inlined Funcs, consumers before producers (dag.funcs is producers first).
+  for (int g = func - 1; g >= 0; g--) {
+    auto it = reach.find(dag.funcs[g].name);
+    if (it == reach.end() || !inlined(g) || dag.funcs[g].stages.empty()) continue;
+    const Reach here = it->second;
+    for (const ProducerAccess &a : dag.funcs[g].stages[0].accesses) {
+      Reach &r = reach[a.producer];
+      r.index_paths += here.index_paths * a.calls_per_point;
+      r.increment_paths += here.increment_paths * a.calls_per_point;
+      r.parents.insert(dag.funcs[g].name);
+      r.computed_arguments = r.computed_arguments || !a.is_pointwise;
+    }
+  }
+
+  for (const auto &[name, r] : reach) {
+    if (r.index_paths == 0) continue;
+    // The same producer called from two definitions now in one expression (or from the index and
+    // the increment): identical calls, which CSE lifts into lets on each side separately.
+    if (r.parents.size() > 1) return true;
+    const int g = dag.index_of(name);
+    if (g < 0) continue;  // an input buffer: Halide never clamps those
+    if (inlined(g)) {
+      // Its body twice in the index, or a repeated subexpression of its own definition: a let
+      // again.
+      if (r.index_paths > 1 || dag.funcs[g].repeats_subexpression) return true;
+      // An argument it uses twice, computed at the call (a load): the computation repeats.
+      if (dag.funcs[g].repeats_argument && r.computed_arguments) return true;
+    } else if (decision(g) && dag.funcs[g].clamped_in_indexes) {
+      // Materialized with bounded values: clamped inside the value's f(index), not in the store's
+      // index. (Conservative: a call nested in another Func's arguments is clamped on both sides.)
+      return true;
+    }
+  }
+  return false;
+}
+
+bool decision_breaks_atomic_add(const PipelineDag &dag, const ScheduleState &state, int func, const FuncDecision &d) {
+  if (!dag.has_atomic_safe_updates) return false;
+  for (int c = func + 1; c < int(dag.funcs.size()); c++) {
+    if (!state.decided[c]) continue;
+    for (const StageNode &s : dag.funcs[c].stages) {
+      if (!s.atomic_safe || !global_atomic(state.decisions[c], s.index)) continue;
+      // Only what this decision changes: an update already lowered to CAS by others is not its fault.
+      if (atomic_update_lowers_to_cas(dag, state, c, s.index, func, &d) &&
+          !atomic_update_lowers_to_cas(dag, state, c, s.index))
+        return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace hlsched
