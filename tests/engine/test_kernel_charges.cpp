@@ -87,3 +87,40 @@ TEST_CASE("an inlined Func adds its arithmetic to the kernel, no address arithme
   // Funcs by the op counter); beyond that, nothing for the call.
   CHECK(two.ops_per_block <= one.ops_per_block + one.points_per_block);
 }
+
+TEST_CASE("rows per thread share an inlined stencil's evaluations across the unrolled pass", "[cost_model][kernel]") {
+  using namespace Halide;
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  ImageParam in = input_image();
+  Var x("x"), y("y");
+  Func bx("bx"), out("out");
+  bx(x, y) = in(x - 1, y) + in(x, y) + in(x + 1, y);
+  out(x, y) = bx(x, y - 1) + bx(x, y) + bx(x, y + 1);
+  out.set_estimates({{1, 510}, {1, 510}});
+  const PipelineDag dag = build_pipeline_dag(Pipeline(out));
+  const int o = func_named(dag, "out"), b = func_named(dag, "bx");
+  REQUIRE(o >= 0);
+  REQUIRE(b >= 0);
+
+  // The same threads per block, one row per thread or four (unrolled): four rows need six rows
+  // of bx per pass, not twelve.
+  auto ops_per_point = [&](int64_t rows) {
+    for (const FuncDecision &d : standalone_options(dag, o, gpu, OptionLimits{})) {
+      if (d.level != ComputeLevel::Root || d.tilings[0].vars.size() != 2) continue;
+      const StageTiling &t = d.tilings[0];
+      if (t.threads[0] != 32 || t.threads[1] != 8 || t.serial[0] != 1 || t.serial[1] != rows) continue;
+      ScheduleState state(dag);
+      state.decide(b, FuncDecision{ComputeLevel::Inline});
+      for (size_t f = 0; f < dag.funcs.size(); f++)
+        if (int(f) != o && int(f) != b) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+      state.decide(o, d);
+      const KernelModel km = build_kernel_model(dag, state, o, 0, gpu);
+      REQUIRE(km.valid);
+      return km.ops_per_block / km.points_per_block;
+    }
+    FAIL("no 32x8 tiling with " << rows << " rows per thread");
+    return 0.0;
+  };
+  const double one_row = ops_per_point(1), four_rows = ops_per_point(4);
+  CHECK(four_rows < 0.8 * one_row);
+}
