@@ -406,11 +406,8 @@ private:
         const bool inlined = state_.decisions[p].level == ComputeLevel::Inline;
         // Within one unrolled pass of a thread, a point read twice (neighbouring rows' taps) is
         // loaded, or inlined and computed, once: the generated code shares it across the pass.
-        // Only the root stage's pass (and Funcs inlined into it): a Func fused per thread runs
-        // its reduction steps between the unrolled points, which its `unrolled` does not count.
-        const bool in_root_pass = c == root_ || state_.decisions[c].level == ComputeLevel::Inline;
         double issued = loads;
-        if (unrolled && !per_thread && in_root_pass) {
+        if (unrolled && !per_thread) {
           std::vector<double> pass(box.size());
           double distinct = 1;
           for (size_t d = 0; d < box.size(); d++) {
