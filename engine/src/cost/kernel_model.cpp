@@ -21,13 +21,9 @@ struct ThreadStride {
 // What the propagation knows about one Func within one kernel.
 struct FuncInKernel {
   std::vector<double> box;  ///< extent per dim needed by the kernel's block (or thread)
-  double evals = 0;         ///< evaluations per block (inlined Funcs: once per distinct call)
+  double evals = 0;         ///< evaluations per block (inlined Funcs: once per call)
   ThreadStride stride;
   bool reached = false;
-  /// Inlined Funcs: the region one unrolled pass of the root's thread needs (its consumers all
-  /// unrolled), whose points the generated code computes once each (CSE across the pass).
-  std::vector<double> pass_box;
-  bool pass_unknown = false;  ///< some consumer reaches it outside an unrolled pass
 };
 
 double full_extent_of(const PipelineDag &dag, const std::string &name, size_t dim) {
@@ -158,12 +154,7 @@ private:
       if (f.stages.empty()) continue;
       const FuncDecision &decision = state_.decisions[c];
       if (decision.level == ComputeLevel::Inline) {
-        // Inlined into an unrolled pass, its own reads are shared across the pass as well.
-        std::optional<Unrolled> pass;
-        if (!per_thread && unrolled_root_ && !info[c].pass_unknown && !info[c].pass_box.empty())
-          pass = Unrolled{stage_loop_extents(f, 0, info[c].pass_box), unrolled_root_->passes_per_block};
-        visit_stage(c, f.stages[0], stage_loop_extents(f, 0, info[c].box), info[c].evals, pass ? &*pass : nullptr, info,
-                    per_thread, km);
+        visit_stage(c, f.stages[0], stage_loop_extents(f, 0, info[c].box), info[c].evals, nullptr, info, per_thread, km);
         continue;
       }
       // Fused Funcs are computed once per point of their box (with recompute at borders), every
@@ -403,30 +394,13 @@ private:
         FuncInKernel &pi = info[p];
         if (pi.box.size() < box.size()) pi.box.resize(box.size(), 0);
         for (size_t d = 0; d < box.size(); d++) pi.box[d] = std::max(pi.box[d], box[d]);
-        const bool inlined = state_.decisions[p].level == ComputeLevel::Inline;
-        // Within one unrolled pass of a thread, a point read twice (neighbouring rows' taps) is
-        // loaded, or inlined and computed, once: the generated code shares it across the pass.
-        double issued = loads;
-        if (unrolled && !per_thread) {
-          std::vector<double> pass(box.size());
-          double distinct = 1;
-          for (size_t d = 0; d < box.size(); d++) {
-            pass[d] = region_extent(a, d, unrolled->extents, full_extent_of(dag_, a.producer, d));
-            distinct *= pass[d];
-          }
-          issued = std::min(loads, distinct * unrolled->passes_per_block);
-          if (pi.pass_box.size() < pass.size()) pi.pass_box.resize(pass.size(), 0);
-          for (size_t d = 0; d < pass.size(); d++) pi.pass_box[d] = std::max(pi.pass_box[d], pass[d]);
-        } else if (!per_thread) {
-          pi.pass_unknown = true;
-        }
-        if (inlined) pi.evals += issued;
+        if (state_.decisions[p].level == ComputeLevel::Inline) pi.evals += loads;
         if (!pi.reached || pi.stride.dim < 0) pi.stride = stride;
         pi.reached = true;
-        if (!per_thread && !inlined) fused_loads_[p] += issued;
+        if (!per_thread && state_.decisions[p].level != ComputeLevel::Inline) fused_loads_[p] += loads;
         // An inlined Func is substituted, not loaded, and a Func in registers has no address:
         // only shared-memory loads compute one.
-        if (!per_thread && state_.decisions[p].level == ComputeLevel::Block) address_ops_per_block_ += 2.0 * issued;
+        if (!per_thread && state_.decisions[p].level == ComputeLevel::Block) address_ops_per_block_ += 2.0 * loads;
         if (!per_thread && state_.decisions[p].level == ComputeLevel::Block && stride.dim == 0)
           bank_conflicts_[p] = std::max(bank_conflicts_[p], std::fabs(stride.coef) >= 2 ? std::fabs(stride.coef) : 1.0);
         continue;
