@@ -23,7 +23,7 @@ cat "$results/summary.txt"
 tar -xzf "$results/results.tar.gz" -C "$work"
 before=$(ls "$seeds" | wc -l)
 # -merge=1 copies into the first folder only the inputs that add coverage to it.
-nice "$fuzzer" -merge=1 -timeout=20 -rss_limit_mb=3072 -max_len=4096 "$seeds" "$work/corpus" \
+nice "$fuzzer" -merge=1 -timeout=20 -rss_limit_mb=3072 -max_len=4096 -artifact_prefix="$work/" "$seeds" "$work/corpus" \
   >"$work/merge.log" 2>&1 || { tail -20 "$work/merge.log"; exit 1; }
 after=$(ls "$seeds" | wc -l)
 mkdir -p "$work/empty"
