@@ -123,25 +123,29 @@ bool orphaned(const std::string &text, const Declarator &d, const std::vector<By
 
 std::vector<DeclarationEdit> orphaned_declarations(const std::string &text, const GeneratorClass &g,
                                                    const std::vector<ByteRange> &removed) {
-  // The declaration statements, each with its declarators in order (clang gives every declarator
-  // of `Var a, b;` the same declaration start).
+  // The declaration statements by their ';', each with its declarators in order. (libclang gives
+  // the first declarator of `Var a, b;` the whole statement's start, later ones their own.)
   std::map<std::size_t, std::vector<Declarator>> statements;
   for (const DeclaredObject &o : g.objects) {
     if (o.name.end > text.size() || inside(removed, o.name.begin)) continue;
-    statements[o.declaration.begin].push_back({&o, {o.name.begin, declarator_end(text, o.name.end)}});
+    const Declarator d{&o, {o.name.begin, declarator_end(text, o.name.end)}};
+    std::size_t end = d.text.end;
+    while (end < text.size() && text[end] == ',') end = declarator_end(text, end + 1);
+    statements[end].push_back(d);
   }
   std::vector<DeclarationEdit> edits;
-  for (auto &[begin, declarators] : statements) {
+  for (auto &[semicolon, declarators] : statements) {
+    if (semicolon >= text.size() || text[semicolon] != ';') continue;  // not a plain declaration
     std::sort(declarators.begin(), declarators.end(),
               [](const Declarator &a, const Declarator &b) { return a.text.begin < b.text.begin; });
-    const std::size_t semicolon = declarators.back().text.end;
-    if (semicolon >= text.size() || text[semicolon] != ';') continue;  // not a plain declaration
+    const std::size_t begin = declarators.front().object->declaration.begin;
     // Every declarator must be one we know, or rewriting the list would drop one.
-    bool known = true;
-    for (std::size_t i = 0; i + 1 < declarators.size(); i++)
-      known &= text[declarators[i].text.end] == ',' &&
-               trimmed(text.substr(declarators[i].text.end + 1, declarators[i + 1].text.begin - declarators[i].text.end - 1)).empty();
-    known &= trimmed(text.substr(begin, declarators.front().text.begin - begin)).find(',') == std::string::npos;
+    bool known = declarators.back().text.end == semicolon && begin <= declarators.front().text.begin;
+    for (std::size_t i = 0; known && i + 1 < declarators.size(); i++)
+      known = text[declarators[i].text.end] == ',' &&
+              trimmed(text.substr(declarators[i].text.end + 1, declarators[i + 1].text.begin - declarators[i].text.end - 1)).empty();
+    const std::string type = trimmed(text.substr(begin, declarators.front().text.begin - begin));
+    known = known && !type.empty() && type.find(',') == std::string::npos;  // the first declarator is ours
     if (!known) continue;
 
     std::vector<const Declarator *> kept;
