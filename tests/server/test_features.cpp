@@ -194,7 +194,7 @@ json shape_result() {
   return r;
 }
 
-TEST_CASE("a schedule in generate()'s GPU branch is replaced there; the CPU branch stays", "[features][code_action]") {
+TEST_CASE("a schedule in generate()'s GPU branch is replaced there, the CPU branch stays", "[features][code_action]") {
   const std::string text = read_file(source_path(shape_path("gpu_if.cpp")));
   Fixture f(text, shape_path("gpu_if.cpp"));
   f.analyze(AnalysisOutcome::Status::Ok, shape_result());
@@ -266,7 +266,7 @@ TEST_CASE("a schedule in generate() under a condition we cannot judge: the branc
   CHECK(edited.find(kEndMarker) < edited.find("} else {"));
 }
 
-TEST_CASE("in schedule(), an `if (auto_schedule)` keeps its estimates; the manual branch and its Vars are replaced",
+TEST_CASE("in schedule(), an `if (auto_schedule)` keeps its estimates, the manual branch and its Vars are replaced",
           "[features][code_action]") {
   const std::string text = read_file(source_path(shape_path("auto_if_in_schedule.cpp")));
   Fixture f(text, shape_path("auto_if_in_schedule.cpp"));
@@ -464,7 +464,7 @@ TEST_CASE("no-schedule information when schedule() only sets estimates", "[featu
   CHECK(d[0].severity == plsp::DiagnosticSeverity::Information);
 }
 
-TEST_CASE("a schedule in generate() is the user's own: no no-schedule information; hover and lenses work",
+TEST_CASE("a schedule in generate() is the user's own: no no-schedule information, hover and lenses work",
           "[features][diagnostics]") {
   for (const std::string file : {"none.cpp", "unconditional.cpp", "gpu_if.cpp", "auto_if.cpp"}) {
     INFO(file);
