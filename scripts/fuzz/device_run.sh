@@ -50,6 +50,18 @@ elif ! grep -q 'Executed .* in' "$work/preflight.log"; then
   exit 2
 fi
 
+# Both modes end here: the lines every summary has, the results archive, then summary.txt last
+# (its presence means the run is over). Mode-specific lines are already in $work/summary.txt.
+finish() {
+  {
+    echo "artifacts: $artifacts $(ls "$work/artifacts" | head -20 | tr '\n' ' ')"
+    echo "corpus: $(ls "$work/corpus" | wc -l) new inputs, $(du -sk "$work/corpus" | cut -f1) kB"
+  } >>"$work/summary.txt"
+  cat "$work/summary.txt"
+  tar -czf "$out/results.tar.gz" -C "$work" fuzz.log preflight.log corpus artifacts
+  mv "$work/summary.txt" "$out/summary.txt"
+}
+
 pin=()
 if command -v taskset >/dev/null && taskset -c "$cpus" true 2>/dev/null; then pin=(taskset -c "$cpus"); fi
 echo "run.sh: $workers workers for ${seconds}s on CPUs ${cpus} (${pin[*]:-not pinned}), $(nproc) CPUs here" | tee "$log"
@@ -87,11 +99,8 @@ if [[ ${FUZZ_MODE:-fork} == jobs ]]; then
     echo "inputs per second of the whole run: $(( inputs / (elapsed > 0 ? elapsed : 1) ))"
     echo "coverage: cov: $best_cov ft: $best_ft (the best job's)"
     echo "sanitizer reports and deadly signals in the logs: $crashes"
-    echo "artifacts: $artifacts $(ls "$work/artifacts" | head -20 | tr '\n' ' ')"
-    echo "corpus: $(ls "$work/corpus" | wc -l) new inputs, $(du -sk "$work/corpus" | cut -f1) kB"
-  } | tee "$work/summary.txt"
-  tar -czf "$out/results.tar.gz" -C "$work" fuzz.log preflight.log corpus artifacts
-  mv "$work/summary.txt" "$out/summary.txt"
+  } >"$work/summary.txt"
+  finish
   [[ $status -eq 0 && $artifacts -eq 0 && $crashes -eq 0 ]]
   exit
 fi
@@ -118,9 +127,6 @@ artifacts=$(ls "$work/artifacts" | wc -l)
   echo "inputs per second of the whole run: $(( ${inputs:-0} / (elapsed > 0 ? elapsed : 1) ))"
   echo "coverage: $(sed -n 's/.*\(cov: [0-9]* ft: [0-9]*\).*/\1/p' <<<"$last")"
   echo "oom/timeout/crash: $(sed -n 's/.*oom\/timeout\/crash: \([0-9/]*\).*/\1/p' <<<"$last")"
-  echo "artifacts: $artifacts $(ls "$work/artifacts" | head -20 | tr '\n' ' ')"
-  echo "corpus: $(ls "$work/corpus" | wc -l) new inputs, $(du -sk "$work/corpus" | cut -f1) kB"
-} | tee "$work/summary.txt"
-tar -czf "$out/results.tar.gz" -C "$work" fuzz.log preflight.log corpus artifacts
-mv "$work/summary.txt" "$out/summary.txt"
+} >"$work/summary.txt"
+finish
 [[ $status -eq 0 && $artifacts -eq 0 ]]

@@ -50,6 +50,7 @@
 #include "hlsched/engine/compile_check.h"
 #include "hlsched/engine/generator_build.h"
 #include "hlsched/engine/generator_instance.h"
+#include "schedule_json.h"
 
 using namespace hlsched;
 using namespace hlsched::testing;
@@ -366,7 +367,11 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
         [&] {
           auto inst = instantiate_generator(p.original(), default_gpu_target(), {});
           auto drawn = draw_schedules(inst, kind, samples);
-          for (int k = 0; k < samples; k++) std::ofstream(texts_dir / (std::to_string(k) + ".txt")) << drawn[k].schedule_code;
+          for (int k = 0; k < samples; k++) {
+            std::ofstream(texts_dir / (std::to_string(k) + ".txt")) << drawn[k].schedule_code;
+            std::ofstream(texts_dir / (std::to_string(k) + ".schedule.json"))
+                << server::schedule_spec_to_json(drawn[k].schedule).dump();
+          }
         },
         texts_dir / "error.txt");
     INFO("random-pipeline --seed " << p.seed << " --stages " << p.stages);
@@ -389,10 +394,13 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
       const fs::path pasted_stmt = pair_dir / (std::to_string(k) + ".pasted.stmt");
       const std::string applied_failure = run_forked(
           [&] {
+            // The schedule as drawn, not drawn again: drawing calls Halide's unique_name, whose
+            // per-process counters (shared by names of equal hash) then name the lowered
+            // program's lets differently from the pasted program's (seed 1013: a closure's
+            // arguments reordered). As `hlsched schedule --stmt-out` does.
             auto inst = instantiate_generator(p.original(), default_gpu_target(), {});
-            ScheduleResult sample = draw_schedule(inst, kind, k);
-            if (sample.schedule_code != texts[n][k]) throw std::runtime_error("sample drawn again differs");
-            apply_schedule(sample.schedule, inst.pipeline, ApplyMode::Gpu);
+            const auto spec = nlohmann::json::parse(read_file(pair_dir / (std::to_string(k) + ".schedule.json")));
+            apply_schedule(server::schedule_spec_from_json(spec), inst.pipeline, ApplyMode::Gpu);
             align_temporary_counter();
             CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target(), "pair");
             if (compiled.gpu_kernels == 0) throw std::runtime_error("no GPU kernels");
