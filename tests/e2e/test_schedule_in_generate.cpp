@@ -1,12 +1,13 @@
-// Generators whose schedule lives in generate() (no schedule() method), as many are written: the
-// code action a Halide user applies ("Replace schedule", or a new schedule() method when there is
-// no schedule at all) must give a file that compiles and lowers to exactly the program the
+// Generators whose schedule lives in generate() (no schedule() method), as many are written, or
+// under an `if` in schedule(): the code action a Halide user applies ("Replace schedule", or a new
+// schedule() method when there is no schedule at all) must give a file that compiles and lowers to exactly the program the
 // suggested schedule applied by hlsched lowers to. The action is the language server's own
 // (schedule_actions) on a real analysis result; the compiles are the real `hlsched` runs.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <tuple>
 
 #include "cli_runner.h"
@@ -60,7 +61,8 @@ struct Shape {
   std::string file;
   std::string action;
   std::vector<std::string> kept;     ///< text the edit must leave (algorithm, estimates, the CPU branch)
-  std::vector<std::string> removed;  ///< the user's GPU directives
+  std::vector<std::string> removed;  ///< the user's GPU directives and the Vars only they used
+  std::string cursor;                ///< where the editor's cursor is (the start of this text); "" none
 };
 
 }  // namespace
@@ -70,11 +72,19 @@ TEST_CASE("schedules written in generate(): the code action's result compiles an
   const std::string algorithm = "output(x, y) = (blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3.0f;";
   const std::string estimates = "output.set_estimates({{0, 1024}, {0, 768}});";
   const std::string gpu_directive = "output.gpu_tile(x, y, xo, yo, xi, yi, 16, 16);";
+  const std::string gpu_vars = "Var xo, yo, xi, yi;";
+  const std::string cpu_directive = "output.parallel(y).vectorize(x, 8);";
   const std::vector<Shape> shapes = {
       {"none.cpp", "Insert suggested schedule (new schedule() method)", {algorithm, estimates}, {}},
-      {"unconditional.cpp", "Replace schedule", {algorithm, estimates}, {gpu_directive}},
-      {"gpu_if.cpp", "Replace schedule", {algorithm, estimates, "output.parallel(y).vectorize(x, 8);"}, {gpu_directive}},
-      {"auto_if.cpp", "Replace schedule", {algorithm, estimates, "if (auto_schedule) {"}, {gpu_directive}},
+      {"unconditional.cpp", "Replace schedule", {algorithm, estimates}, {gpu_directive, gpu_vars}},
+      {"gpu_if.cpp", "Replace schedule", {algorithm, estimates, cpu_directive}, {gpu_directive, gpu_vars}},
+      {"auto_if.cpp", "Replace schedule", {algorithm, estimates, "if (auto_schedule) {"}, {gpu_directive, gpu_vars}},
+      // `tiled` is a GeneratorParam (true by default, as analyzed): the cursor picks its branch.
+      {"param_if.cpp", "Replace schedule in this branch", {algorithm, estimates, "if (tiled) {", cpu_directive},
+       {gpu_directive, gpu_vars}, gpu_directive},
+      // In schedule(): the manual branch goes, and the member Vars only it used.
+      {"auto_if_in_schedule.cpp", "Replace schedule", {algorithm, estimates, "if (auto_schedule) {", "Var x{\"x\"}, y{\"y\"};"},
+       {gpu_directive, "xo{\"xo\"}"}},
   };
   // A deterministic search (no deadline): the schedule applied is the one suggested.
   const std::vector<std::string> search = {"--beam-size", "4", "--passes", "1", "--time-budget", "100000", "--no-memo"};
@@ -91,15 +101,18 @@ TEST_CASE("schedules written in generate(): the code action's result compiles an
     INFO(scheduled.stderr_text);
     REQUIRE(scheduled.exit_code == 0);
     const nlohmann::json result = stdout_json(scheduled);
-    // The four files hold one algorithm: the schedule generate() writes does not change the plan.
+    // The files hold one algorithm: the schedule generate() writes does not change the plan.
     if (first_plan.empty()) first_plan = result["schedule_code"].get<std::string>();
     CHECK(result["schedule_code"].get<std::string>() == first_plan);
 
     const std::string text = read_file(source);
     const Document doc = analyzed_document(source, text, result);
-    const std::vector<ScheduleAction> actions = schedule_actions(doc);
-    REQUIRE(actions.size() == 1);
-    CHECK(actions.front().preferred);
+    std::optional<std::size_t> cursor;
+    if (!shape.cursor.empty()) cursor = text.find(shape.cursor);
+    const std::vector<ScheduleAction> actions = schedule_actions(doc, cursor);
+    auto preferred = std::find_if(actions.begin(), actions.end(), [](const ScheduleAction &a) { return a.preferred; });
+    REQUIRE(preferred != actions.end());
+    CHECK(preferred->title == shape.action);
     const std::string edited = apply_text_edits(doc.text, actions, shape.action);
     INFO(edited);
     for (const std::string &k : shape.kept) CHECK(edited.find(k) != std::string::npos);

@@ -102,6 +102,37 @@ local function run()
   check(costs[1]:find('predicted for blur on h200', 1, true) ~= nil, 'costs title: ' .. costs[1])
   write_lines('nvim_costs.txt', costs)
 
+  -- 5a. With the cursor in the branch of `if (schedule_kind.value() == "manual")` (a GeneratorParam),
+  -- :HlschedApply replaces that branch only; undone, the buffer is as it was.
+  local before = buffer_text(buf)
+  vim.fn.win_gotoid(vim.fn.bufwinid(buf))
+  local unroll_line = vim.fn.search('.unroll(yii)', 'nw')
+  check(unroll_line > 0, 'no manual schedule in the buffer')
+  vim.api.nvim_win_set_cursor(0, { unroll_line, 12 })
+  local in_branch = nil
+  hlsched.apply_suggestion(buf, function(action, err) in_branch = { action = action, err = err } end)
+  wait_for('the code action in the branch', function() return in_branch ~= nil end, 60000)
+  check(in_branch.err == nil and in_branch.action ~= nil, 'code action in the branch: ' .. vim.inspect(in_branch))
+  check(in_branch.action.title == 'Replace schedule in this branch', 'in the branch: ' .. tostring(in_branch.action.title))
+  local replaced = buffer_text(buf)
+  check(replaced:find('if (schedule_kind.value() == "manual") {', 1, true) ~= nil, 'the branch is gone: ' .. replaced)
+  check(replaced:find('xi, yi, 32, 16, TailStrategy', 1, true) == nil, 'the manual directives stayed: ' .. replaced)
+  vim.cmd('silent undo')
+  check(buffer_text(buf) == before, 'undo did not restore the buffer')
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  -- The undo is a new version: wait until the server offers actions for it again.
+  wait_for('code actions after the undo', function()
+    local replies = vim.lsp.buf_request_sync(buf, 'textDocument/codeAction', {
+      textDocument = { uri = vim.uri_from_bufnr(buf) },
+      range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } },
+      context = { diagnostics = {} },
+    }, 30000)
+    for _, r in pairs(replies or {}) do
+      if r.result and #r.result > 0 then return true end
+    end
+    return false
+  end, 120000)
+
   -- 5. :HlschedSchedule shows the suggestion; :HlschedApply puts it into the buffer.
   vim.cmd('HlschedSchedule')
   wait_for(':HlschedSchedule', function() return vim.fn.bufnr('hlsched://schedule') ~= -1 end, 60000)

@@ -7,6 +7,7 @@
 #include "lsp/code_lens.h"
 #include "lsp/diagnostics.h"
 #include "lsp/hover.h"
+#include "lsp/orphaned_declarations.h"
 #include "lsp/schedule_edit.h"
 #include "lsp/schedule_summary.h"
 #include "test_support.h"
@@ -106,15 +107,44 @@ TEST_CASE("Replace schedule keeps estimates and replaces the user's directives",
   CHECK(edited.find(std::string(kBeginMarker) + " (predicted 0.0125 ms on h200)") != std::string::npos);
   CHECK(edited.find("            Func blur_x(hlsched_funcs.at(\"blur_x\"));\n") != std::string::npos);
   CHECK(edited.find(kEndMarker) < edited.find("    }\n\nprivate:"));
-  // Everything outside schedule() is untouched.
+  // Everything before schedule() is untouched; of the members, the Vars only the manual schedule
+  // named are gone, those of the algorithm stay.
   CHECK(edited.substr(0, edited.find("void schedule()")) ==
         f.doc.text.text().substr(0, f.doc.text.text().find("void schedule()")));
+  CHECK(edited.find("\n    Var x{\"x\"}, y{\"y\"};\n    Func blur_x{\"blur_x\"};\n") != std::string::npos);
 
   const ScheduleAction *insert = f.action(actions, "Insert suggested schedule");
   REQUIRE(insert);
   const std::string appended = apply_edits(f.doc.text.text(), insert->edits);
   CHECK(appended.find("schedule_kind.value() == \"manual\"") != std::string::npos);
   CHECK(appended.find("        " + std::string(kBeginMarker)) != std::string::npos);
+  CHECK(appended.find("yii{\"yii\"}") != std::string::npos);
+}
+
+TEST_CASE("with the cursor in a GeneratorParam's branch, Replace schedule can replace that branch only",
+          "[features][code_action]") {
+  Fixture f(blur_text());
+  f.analyze(AnalysisOutcome::Status::Ok, blur_result());
+  const std::string &text = f.doc.text.text();
+  // Outside the `if`: as without a cursor.
+  CHECK_FALSE(f.action(schedule_actions(f.doc, text.find("blur_x(x, y) =")), "Replace schedule in this branch"));
+
+  std::vector<ScheduleAction> actions = schedule_actions(f.doc, text.find(".unroll(yii)"));
+  REQUIRE(actions.size() == 3);
+  const ScheduleAction *in_branch = f.action(actions, "Replace schedule in this branch");
+  const ScheduleAction *whole = f.action(actions, "Replace schedule");
+  REQUIRE(in_branch);
+  REQUIRE(whole);
+  CHECK(in_branch->preferred);
+  CHECK_FALSE(whole->preferred);
+  const std::string edited = apply_edits(text, in_branch->edits);
+  INFO(edited);
+  const std::size_t branch = edited.find("        if (schedule_kind.value() == \"manual\") {\n");
+  REQUIRE(branch != std::string::npos);
+  CHECK(edited.find("            " + std::string(kBeginMarker)) > branch);
+  CHECK(edited.find("gpu_tile(x, y, xo") == std::string::npos);
+  CHECK(edited.find("\n    Var x{\"x\"}, y{\"y\"};\n") != std::string::npos);
+  CHECK(edited.find("output.set_estimates({{0, 1920}, {0, 1080}});") != std::string::npos);
 }
 
 TEST_CASE("a second suggestion replaces the block the first one left", "[features][code_action]") {
@@ -164,7 +194,7 @@ json shape_result() {
   return r;
 }
 
-TEST_CASE("a schedule in generate()'s GPU branch is replaced there; the CPU branch stays", "[features][code_action]") {
+TEST_CASE("a schedule in generate()'s GPU branch is replaced there, the CPU branch stays", "[features][code_action]") {
   const std::string text = read_file(source_path(shape_path("gpu_if.cpp")));
   Fixture f(text, shape_path("gpu_if.cpp"));
   f.analyze(AnalysisOutcome::Status::Ok, shape_result());
@@ -198,6 +228,7 @@ TEST_CASE("a schedule at the end of generate() or in its manual branch is replac
     const std::string edited = apply_edits(text, actions[0].edits);
     INFO(edited);
     CHECK(edited.find("gpu_tile(x, y, xo, yo") == std::string::npos);
+    CHECK(edited.find("Var xo") == std::string::npos);  // only the directives used them
     CHECK(edited.find("output.set_estimates({{0, 1024}, {0, 768}});") != std::string::npos);
     CHECK(edited.find("output(x, y) = (blur_x(x, y - 1)") != std::string::npos);
     CHECK(edited.find(kBeginMarker) > edited.find("output.set_estimates"));
@@ -206,13 +237,95 @@ TEST_CASE("a schedule at the end of generate() or in its manual branch is replac
   }
 }
 
-TEST_CASE("a schedule in generate() under a condition we cannot judge gets no action", "[features][code_action]") {
+TEST_CASE("a schedule in generate() under a condition we cannot judge: the branch the cursor is in", "[features][code_action]") {
   // `if (tiled)` (a GeneratorParam): whether the suggestion should replace that branch is the user's call.
   const std::string text = read_file(source_path(shape_path("param_if.cpp")));
   Fixture f(text, shape_path("param_if.cpp"));
   f.analyze(AnalysisOutcome::Status::Ok, shape_result());
   CHECK(schedule_actions(f.doc).empty());
+  CHECK(schedule_actions(f.doc, text.find("blur_x(x, y) =")).empty());
+
+  // In the else branch: the CPU directives go; the then branch keeps its Vars (it uses them).
+  std::vector<ScheduleAction> actions = schedule_actions(f.doc, text.find("output.parallel(y)"));
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].title == "Replace schedule in this branch");
+  std::string edited = apply_edits(text, actions[0].edits);
+  INFO(edited);
+  CHECK(edited.find("output.parallel(y)") == std::string::npos);
+  CHECK(edited.find("Var xo, yo, xi, yi;\n            output.gpu_tile(x, y, xo, yo, xi, yi, 16, 16);") != std::string::npos);
+  CHECK(edited.find(kBeginMarker) > edited.find("} else {"));
+
+  // In the then branch: its directives and the Vars only they used go; the else branch stays.
+  actions = schedule_actions(f.doc, text.find("Var xo, yo"));
+  REQUIRE(actions.size() == 1);
+  edited = apply_edits(text, actions[0].edits);
+  CHECK(edited.find("Var xo, yo, xi, yi;") == std::string::npos);
+  CHECK(edited.find("output.gpu_tile(") == std::string::npos);
+  CHECK(edited.find("output.parallel(y).vectorize(x, 8);") != std::string::npos);
+  CHECK(edited.find(kBeginMarker) > edited.find("if (tiled) {"));
+  CHECK(edited.find(kEndMarker) < edited.find("} else {"));
 }
+
+TEST_CASE("in schedule(), an `if (auto_schedule)` keeps its estimates, the manual branch and its Vars are replaced",
+          "[features][code_action]") {
+  const std::string text = read_file(source_path(shape_path("auto_if_in_schedule.cpp")));
+  Fixture f(text, shape_path("auto_if_in_schedule.cpp"));
+  json result = shape_result();
+  result["schedule_code"] = blur_result()["schedule_code"];
+  f.analyze(AnalysisOutcome::Status::Ok, result);
+  std::vector<ScheduleAction> actions = schedule_actions(f.doc);
+  REQUIRE(actions.size() == 2);
+  const ScheduleAction *replace = f.action(actions, "Replace schedule");
+  REQUIRE(replace);
+  CHECK(replace->preferred);
+  const std::string edited = apply_edits(text, replace->edits);
+  INFO(edited);
+  CHECK(edited.find("        if (auto_schedule) {\n            input.set_estimates") != std::string::npos);
+  CHECK(edited.find("            " + std::string(kBeginMarker)) > edited.find("} else {"));
+  CHECK(edited.find("gpu_tile(x, y, xo") == std::string::npos);
+  CHECK(edited.find("\n    Var x{\"x\"}, y{\"y\"};\n") != std::string::npos);
+}
+
+TEST_CASE("orphaned declarations: a Var still named elsewhere stays, a partly used list is rewritten",
+          "[features][code_action]") {
+  GeneratorClass g;
+  const std::string text =
+      "void f() {\n    Var xo{\"xo\"}, used, yo;  // xo\n    a.split(x, xo, xi, 8);\n    b(used) = 1;\n    "
+      "c.tile(yo);\n    Var lone;\n    c.split(lone);\n    Var never;\n}\n";
+  auto declare = [&](const std::string &name, std::size_t statement) {
+    DeclaredObject o;
+    o.kind = DeclaredObject::Kind::Var;
+    o.identifier = name;
+    const std::size_t at = text.find(name, statement);
+    o.name = {at, at + name.size()};
+    // As libclang has it: the first declarator of a statement starts at its type, later ones at their name.
+    o.declaration = {text.compare(statement, 4, "Var ") == 0 && at == statement + 4 ? statement : at, at + name.size()};
+    o.scope = {0, text.size()};
+    g.objects.push_back(o);
+  };
+  const std::size_t list = text.find("Var xo"), lone = text.find("Var lone"), never = text.find("Var never");
+  for (const char *name : {"xo", "used", "yo"}) declare(name, list);
+  declare("lone", lone);
+  declare("never", never);
+  const std::size_t split = text.find("a.split"), tile = text.find("c.tile"), lone_split = text.find("c.split");
+  // a.split and c.split removed: xo and lone were only used there; yo is still used by c.tile.
+  std::vector<DeclarationEdit> edits = orphaned_declarations(
+      text, g, {{split, text.find(';', split) + 1}, {lone_split, text.find(';', lone_split) + 1}});
+  REQUIRE(edits.size() == 2);
+  CHECK_FALSE(edits[0].whole_statement);
+  CHECK(text.substr(edits[0].range.begin, edits[0].range.end - edits[0].range.begin) == "xo{\"xo\"}, used, yo");
+  CHECK(edits[0].text == "used, yo");
+  CHECK(edits[1].whole_statement);
+  CHECK(text.substr(edits[1].range.begin, edits[1].range.end - edits[1].range.begin) == "Var lone;");
+  // c.tile removed too: yo goes as well; `never` (unused before) is not ours to remove.
+  edits = orphaned_declarations(text, g, {{split, text.find(';', split) + 1}, {tile, text.find(';', tile) + 1}});
+  REQUIRE(edits.size() == 1);
+  CHECK(edits[0].text == "used");
+  // A list whose first declarator is not indexed is left alone (rewriting it could drop that one).
+  g.objects.erase(g.objects.begin());
+  CHECK(orphaned_declarations(text, g, {{split, text.find(';', split) + 1}, {tile, text.find(';', tile) + 1}}).empty());
+}
+
 
 TEST_CASE("no edits against a stale index or a stale or failed analysis", "[features][code_action]") {
   Fixture f(blur_text());
@@ -351,7 +464,7 @@ TEST_CASE("no-schedule information when schedule() only sets estimates", "[featu
   CHECK(d[0].severity == plsp::DiagnosticSeverity::Information);
 }
 
-TEST_CASE("a schedule in generate() is the user's own: no no-schedule information; hover and lenses work",
+TEST_CASE("a schedule in generate() is the user's own: no no-schedule information, hover and lenses work",
           "[features][diagnostics]") {
   for (const std::string file : {"none.cpp", "unconditional.cpp", "gpu_if.cpp", "auto_if.cpp"}) {
     INFO(file);

@@ -181,6 +181,11 @@ HALIDE_REGISTER_GENERATOR(Scheduled, scheduled)
   REQUIRE(else_if.then_branch.size() == 1);  // without braces
   CHECK(else_if.then_branch[0].kind == K::Directive);
   CHECK(body[5].kind == K::Directive);  // a Func declared by rfactor
+  // Each branch's place (the cursor's branch is the one a code action replaces).
+  CHECK(text_of(index, body[4].then_range).rfind("{\n            Var xo, xi;", 0) == 0);
+  CHECK(text_of(index, body[4].else_range).rfind("if (auto_schedule)", 0) == 0);
+  CHECK(text_of(index, else_if.then_range) == "twice.compute_root();");
+  CHECK(else_if.else_range.empty());
 }
 
 TEST_CASE("identifier_at", "[index]") {

@@ -316,7 +316,11 @@ class IndexBuilder {
       out.kind = BodyStatement::Kind::If;
       for (const Token &t : tokens_of(unit_, parts[0])) out.condition += t.text;
       out.then_branch = branch_statements(parts[1]);
-      if (parts.size() == 3) out.else_branch = branch_statements(parts[2]);
+      out.then_range = with_semicolon(extent_of(parts[1]));
+      if (parts.size() == 3) {
+        out.else_branch = branch_statements(parts[2]);
+        out.else_range = with_semicolon(extent_of(parts[2]));
+      }
       return out;
     }
     if (sets_estimates(statement)) out.kind = BodyStatement::Kind::Estimates;

@@ -259,7 +259,7 @@ json LanguageServer::on_code_action(const plsp::CodeActionParams &p) {
   std::vector<plsp::Diagnostic> related;
   for (const plsp::Diagnostic &diagnostic : p.context.diagnostics)
     if (diagnostic.source == std::string(kDiagnosticSource)) related.push_back(diagnostic);
-  for (ScheduleAction &a : schedule_actions(*d)) {
+  for (ScheduleAction &a : schedule_actions(*d, d->text.offset_at(p.range.start))) {
     plsp::CodeAction action;
     action.title = a.title;
     action.kind = kCodeActionKind;

@@ -17,19 +17,26 @@
 //  - schedule() with an hlsched block: "Replace suggested schedule" replaces that block.
 //  - schedule() with the user's own directives: "Replace schedule" removes every top-level
 //    statement that does not set estimates and appends the block; "Insert suggested schedule"
-//    is offered too (appending; right when the user's schedule only runs under a
-//    GeneratorParam).
-//  - no schedule() but generate() writes the schedule (many generators do, at its end or under
-//    `if (auto_schedule) ... else ...` / `if (get_target().has_gpu_feature())`): "Replace schedule"
-//    removes the directives that run for a GPU target without the autoscheduler (estimates, other
-//    branches and the algorithm stay) and puts the block where the last of them was. There
-//    get_pipeline() is not available yet, so the block reaches the Funcs from the Outputs. An `if`
-//    we cannot judge (a GeneratorParam) that holds directives: no action.
+//    is offered too (appending).
+//  - directives under `if`s (in schedule(), or in generate() when there is no schedule()):
+//    "Replace schedule" follows the branches. An `if` on the target or the autoscheduler
+//    (`if (auto_schedule) ... else ...`, `if (get_target().has_gpu_feature())`): the branch that
+//    runs for a GPU target without the autoscheduler is replaced; estimates and the other branch
+//    stay. An `if` on anything else (a GeneratorParam choosing one of the user's schedules): with
+//    the cursor in one of its branches, "Replace schedule in this branch" replaces that branch
+//    only (preferred); otherwise, in schedule(), "Replace schedule" replaces the whole `if`
+//    (unless it sets estimates), and in generate() (where it may hold the algorithm) there is no
+//    action. The block goes where the last removed directive was.
+//  - generate() has no get_pipeline() yet, so a block there reaches the Funcs from the Outputs.
+//  - Every replacement also drops the Var/RVar declarations only the removed directives used
+//    (orphaned_declarations.h): a hand-written schedule's `Var xo, xi;` would be left unused.
 // Edits are only made against an index of the current text (a stale index could delete what the
 // user typed since).
 // Threading: pure functions.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,8 +52,9 @@ struct ScheduleAction {
 };
 
 /// The actions for the analysis's generator. Empty unless both the index and a successful
-/// analysis describe the current text.
-std::vector<ScheduleAction> schedule_actions(const Document &document);
+/// analysis describe the current text. `cursor`: the byte offset of the editor's cursor (the
+/// code action's range), which picks the branch of an `if` on a GeneratorParam.
+std::vector<ScheduleAction> schedule_actions(const Document &document, std::optional<std::size_t> cursor = std::nullopt);
 
 /// The generator class an analysis is about: the one its result names, else the settings'
 /// choice, else the only one. nullptr when unknown.

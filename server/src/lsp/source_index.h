@@ -60,6 +60,7 @@ struct BodyStatement {
   ByteRange range;        ///< the statement, with its ';'
   std::string condition;  ///< Kind::If: the condition's tokens without spaces ("get_target().has_gpu_feature()")
   std::vector<BodyStatement> then_branch, else_branch;  ///< Kind::If: each branch's statements
+  ByteRange then_range, else_range;  ///< Kind::If: each branch as written (braces included); else_range empty without `else`
 };
 
 /// Whether any of the statements (in any branch) only schedules.

@@ -210,12 +210,15 @@ function M.show_schedule(bufnr, on_done)
   show_view('hlsched/schedule', 'hlsched://schedule', views.schedule_lines, 'cpp', bufnr, on_done)
 end
 
---- :HlschedApply - applies the preferred code action (insert or replace the schedule).
+--- :HlschedApply - applies the preferred code action (insert or replace the schedule). With the
+--- cursor in a branch of an `if` on a GeneratorParam, that is "Replace schedule in this branch".
 function M.apply_suggestion(bufnr, on_done)
   bufnr = resolve_buf(bufnr)
+  local range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } }
+  if bufnr == vim.api.nvim_get_current_buf() then range = vim.lsp.util.make_range_params().range end
   local params = {
     textDocument = { uri = vim.uri_from_bufnr(bufnr) },
-    range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } },
+    range = range,
     context = { diagnostics = {} },
   }
   request('textDocument/codeAction', params, bufnr, function(actions, err)
