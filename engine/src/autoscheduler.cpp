@@ -240,6 +240,29 @@ ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const Pipelin
   return std::move(results[size_t(options.candidate)]);
 }
 
+ScheduleResult schedule_from_decisions(const Halide::Pipeline &pipeline, const PipelineDag &dag,
+                                       const AutoschedulerOptions &options, const std::string &decisions) {
+  (void)pipeline;
+  const auto start = std::chrono::steady_clock::now();
+  WarmStart saved;
+  if (!saved.from_text(decisions)) throw std::invalid_argument("the schedule's decisions are damaged or of another format");
+  // result_for_state() saves decisions with options key 0: match them with that key.
+  const WarmStart::Match match = saved.match(dag, 0);
+  if (!match.state.complete()) {
+    std::string missing;
+    for (size_t f = 0; f < dag.funcs.size() && missing.empty(); f++)
+      if (!match.state.decided[f]) missing = dag.funcs[f].name;
+    throw std::invalid_argument("the schedule's decisions do not decide " + missing +
+                                " (made for another version of the pipeline?)");
+  }
+  const GpuProfile &gpu = find_gpu_profile(options.gpu_profile);
+  const std::shared_ptr<const LearnedCostModel> model = select_cost_model(options);
+  ScheduleResult result = result_for_state(dag, match.state, gpu, "beam", model.get());
+  result.search.strategy = "decisions";
+  result.search.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
 std::vector<ScheduleResult> sample_schedules(const Halide::Pipeline &pipeline, const PipelineDag &dag,
                                              const AutoschedulerOptions &options, int count, uint64_t seed,
                                              int first_index) {

@@ -48,6 +48,7 @@ std::vector<std::string> worker_argv(const AnalysisRequest &request, const std::
   if (!request.target.empty()) argv.insert(argv.end(), {"--target", request.target});
   if (!request.stmt_path.empty()) argv.insert(argv.end(), {"--stmt-out", request.stmt_path});
   if (!request.schedule_path.empty()) argv.insert(argv.end(), {"--schedule", request.schedule_path});
+  if (!request.decisions_path.empty()) argv.insert(argv.end(), {"--decisions", request.decisions_path});
   if (request.verify) argv.push_back("--verify");
   if (request.task == "candidates") argv.insert(argv.end(), {"--count", std::to_string(request.sample_count)});
   if (request.task == "sample")

@@ -30,6 +30,7 @@ struct AnalysisRequest {
   bool verify = false;
   std::string stmt_path;
   std::string schedule_path;  ///< "apply": the schedule JSON to apply
+  std::string decisions_path; ///< "schedule": a schedule's saved decisions, rebuilt with no search
   int sample_count = 1;       ///< "sample"; "candidates": how many schedules
   uint64_t sample_seed = 0;   ///< "sample"
   int sample_first = 0;       ///< "sample": index of the first random walk

@@ -303,6 +303,7 @@ int main(int argc, char **argv) {
   worker->add_option("--stmt-out", worker_request.stmt_path);
   worker->add_flag("--verify", worker_request.verify);
   worker->add_option("--schedule", worker_request.schedule_path);
+  worker->add_option("--decisions", worker_request.decisions_path);
   worker->add_option("--count", worker_request.sample_count);
   worker->add_option("--sample-seed", worker_request.sample_seed);
   worker->add_option("--sample-first", worker_request.sample_first);

@@ -9,6 +9,7 @@
 #include <random>
 
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -92,6 +93,15 @@ struct UserError : std::runtime_error {
   UserError(std::string kind, const std::string &message) : std::runtime_error(message), kind(std::move(kind)) {}
   std::string kind;
 };
+
+// A schedule's saved decisions (`--decisions`), whole.
+std::string read_text_file(const std::string &path) {
+  std::ifstream in(path);
+  if (!in) throw UserError("schedule", "cannot read the decisions file " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 // False when the result could not be written completely (a full disk): the parent then finds no
 // readable result and says so, rather than reading half of one.
@@ -243,7 +253,9 @@ json run_task(const WorkerRequest &request) {
 
   AutoschedulerOptions options = request.search;
   options.gpu_profile = request.gpu_profile;
-  ScheduleResult result = schedule_pipeline(algorithm, dag, options);
+  ScheduleResult result = request.decisions_path.empty()
+                              ? schedule_pipeline(algorithm, dag, options)
+                              : schedule_from_decisions(algorithm, dag, options, read_text_file(request.decisions_path));
   die_here_if(Fault::KillAfterSearch);
   json out = to_json(result);
   out["generator"] = name;

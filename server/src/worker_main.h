@@ -22,6 +22,7 @@ struct WorkerRequest {
   std::string stmt_path;     ///< optional: the lowered program is written here
   bool verify = false;       ///< "schedule": also compile the applied schedule for the target
   std::string schedule_path; ///< "apply": a schedule JSON (the "schedule" field of a result)
+  std::string decisions_path; ///< "schedule": saved decisions (ScheduleResult::decisions), no search
   int sample_count = 1;      ///< "sample": how many random schedules; "candidates": how many schedules
   uint64_t sample_seed = 0;  ///< "sample": their seed
   int sample_first = 0;      ///< "sample": the first walk's index (walks first .. first + count - 1)

@@ -99,7 +99,7 @@ TEST_CASE("a --measure plan has one variant per candidate, the first the referen
   CollectionOptions options;
   options.examples_dir = std::string(HLSCHED_SOURCE_DIR) + "/examples";
   options.plugin = "/plugin.so";
-  const CollectionPlan plan = plan_measure(analysis, options, 3);
+  const CollectionPlan plan = plan_measure(analysis, options, {"/m/c0.decisions", "/m/c1.decisions", "/m/c2.decisions"});
   REQUIRE(plan.variants.size() == 3);
   for (int i = 0; i < 3; i++) {
     const PlannedVariant &p = plan.variants[size_t(i)];
@@ -109,6 +109,7 @@ TEST_CASE("a --measure plan has one variant per candidate, the first the referen
     const std::string env = p.variant.scheduler.environment.at("HLSCHED_OPTIONS");
     CHECK_THAT(env, Catch::Contains("strategy=beam,candidate=" + std::to_string(i) + ","));
     CHECK_THAT(env, Catch::Contains("beam-size=16") && Catch::Contains("no-freeze"));
+    CHECK_THAT(env, Catch::EndsWith(",decisions=/m/c" + std::to_string(i) + ".decisions"));
     CHECK(p.schedule["kind"] == "candidate");
     CHECK(p.schedule["candidate"] == i);
     CHECK(p.pipeline["id"] == "example:blur");
@@ -117,7 +118,7 @@ TEST_CASE("a --measure plan has one variant per candidate, the first the referen
 
   analysis.source = "/elsewhere/my-filter.cpp";
   analysis.generator = "edges";
-  const CollectionPlan other = plan_measure(analysis, options, 1);
+  const CollectionPlan other = plan_measure(analysis, options, {"/m/c0.decisions"});
   CHECK(other.variants[0].variant.function_name() == "my_filter_edges__c0");
   CHECK(other.variants[0].pipeline["kind"] == "generator");
   CHECK(other.variants[0].pipeline["id"] == "generator:/elsewhere/my-filter.cpp:edges");

@@ -55,3 +55,27 @@ TEST_CASE("the search's best candidates are distinct, ranked, and led by its own
   too_far.candidate = 100000;
   CHECK_THROWS_WITH(schedule_pipeline(inst.pipeline, dag, too_far), Catch::Contains("no candidate 100000"));
 }
+
+// What `--measure` gives the plugin inside GenGen: a candidate rebuilt from its saved decisions is
+// that candidate, even when a search under a short budget would choose another schedule.
+TEST_CASE("a candidate rebuilt from its decisions is that candidate, with no search", "[search][candidates]") {
+  auto inst = instantiate_generator("stencil_small", default_gpu_target(), {{"radius", "2"}});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const std::vector<ScheduleResult> candidates = schedule_candidates(inst.pipeline, dag, options_for_candidates(), 3);
+  REQUIRE(candidates.size() >= 2);
+
+  AutoschedulerOptions hurried = options_for_candidates();
+  hurried.time_budget_s = 1e-6;  // a search would stop at once; rebuilding searches nothing
+  for (size_t i = 0; i < candidates.size(); i++) {
+    INFO("candidate " << i);
+    REQUIRE_FALSE(candidates[i].decisions.empty());
+    const ScheduleResult rebuilt = schedule_from_decisions(inst.pipeline, dag, hurried, candidates[i].decisions);
+    CHECK(rebuilt.schedule_code == candidates[i].schedule_code);
+    CHECK(rebuilt.predicted_runtime_ms == Approx(candidates[i].predicted_runtime_ms).epsilon(1e-9));
+  }
+
+  std::string damaged = candidates[0].decisions;
+  damaged[damaged.size() / 2] ^= 0x5a;
+  CHECK_THROWS_AS(schedule_from_decisions(inst.pipeline, dag, hurried, damaged), std::invalid_argument);
+  CHECK_THROWS_AS(schedule_from_decisions(inst.pipeline, dag, hurried, ""), std::invalid_argument);
+}

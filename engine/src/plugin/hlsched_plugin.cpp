@@ -18,6 +18,7 @@
 #include <cctype>
 #include <limits>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -33,6 +34,7 @@ namespace {
 struct PluginOptions {
   AutoschedulerOptions engine;
   int sample_index = -1;  ///< strategy=sample: which random walk of engine.seed (default 0)
+  std::string decisions_path;  ///< a schedule's saved decisions: applied as they are, no search
 };
 
 // A whole non-negative integer ("12"), else a clear error naming the option.
@@ -79,10 +81,11 @@ PluginOptions options_from_environment() {
     else if (key == "memo-file") options.memo_path = value;
     else if (key == "model") options.model = value;
     else if (key == "weights") options.weights = value;
+    else if (key == "decisions") plugin.decisions_path = value;
     else
       throw std::invalid_argument("HLSCHED_OPTIONS: unknown option '" + key +
                                   "' (gpu, strategy, beam-size, passes, no-freeze, no-sampling, no-memo, seed, "
-                                  "sample, candidate, time-budget, memo-file, model, weights)");
+                                  "sample, candidate, time-budget, memo-file, model, weights, decisions)");
   }
   if (options.strategy == "sample" && plugin.sample_index < 0) plugin.sample_index = 0;
   if (options.strategy != "sample" && plugin.sample_index >= 0)
@@ -105,12 +108,22 @@ ScheduleResult random_schedule(const Halide::Pipeline &pipeline, const PipelineD
   return std::move(drawn.front());
 }
 
+// The schedule whose decisions `hlsched schedule --measure` saved for this variant.
+ScheduleResult saved_schedule(const Halide::Pipeline &pipeline, const PipelineDag &dag, const PluginOptions &plugin) {
+  std::ifstream in(plugin.decisions_path);
+  if (!in) throw std::invalid_argument("HLSCHED_OPTIONS: cannot read decisions file " + plugin.decisions_path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return schedule_from_decisions(pipeline, dag, plugin.engine, text.str());
+}
+
 void autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
                   const Halide::MachineParams & /*params*/, Halide::AutoSchedulerResults *results) {
   const PluginOptions options = options_from_environment();
   PipelineDag dag = build_pipeline_dag(pipeline);
-  ScheduleResult result = options.engine.strategy == "sample" ? random_schedule(pipeline, dag, options)
-                                                              : schedule_pipeline(pipeline, dag, options.engine);
+  ScheduleResult result = !options.decisions_path.empty()         ? saved_schedule(pipeline, dag, options)
+                          : options.engine.strategy == "sample" ? random_schedule(pipeline, dag, options)
+                                                                : schedule_pipeline(pipeline, dag, options.engine);
   apply_schedule(result.schedule, pipeline, target.has_gpu_feature() ? ApplyMode::Gpu : ApplyMode::Cpu);
   results->scheduler_name = "Hlsched";
   results->target = target;

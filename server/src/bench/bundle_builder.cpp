@@ -84,6 +84,7 @@ void apply_plugin_options(const BenchVariant &variant, AnalysisRequest &request)
     if (key == "passes") request.search.passes = std::stoi(value);
     if (key == "model") request.search.model = value;
     if (key == "weights") request.search.weights = value;
+    if (key == "decisions") request.decisions_path = value;
     if (key == "time-budget" || key == "time_budget") request.search.time_budget_s = std::stod(value);
   }
 }

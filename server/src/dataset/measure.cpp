@@ -112,12 +112,14 @@ std::string candidate_plugin_options(const AutoschedulerOptions &search, const s
   return text;
 }
 
-CollectionPlan plan_measure(const server::AnalysisRequest &analysis, const CollectionOptions &options, size_t candidates) {
+CollectionPlan plan_measure(const server::AnalysisRequest &analysis, const CollectionOptions &options,
+                            const std::vector<std::string> &decisions_files) {
   CollectionPlan plan;
   const json pipeline = pipeline_ref(analysis, options);
   const std::string app = app_name(analysis.source, analysis.generator);
-  for (size_t i = 0; i < candidates; i++) {
-    const std::string hlsched_options = candidate_plugin_options(analysis.search, options.gpu_profile, int(i));
+  for (size_t i = 0; i < decisions_files.size(); i++) {
+    const std::string hlsched_options = candidate_plugin_options(analysis.search, options.gpu_profile, int(i)) +
+                                        ",decisions=" + fs::absolute(decisions_files[i]).string();
     server::bench::BenchVariant v;
     v.app = app;
     v.label = "c" + std::to_string(i);
@@ -236,7 +238,18 @@ int measure_schedule(const MeasureRequest &request) {
   options.name = "measure-" + app_name(analysis.source, analysis.generator) + "-" + utc_stamp();
   options.random_pipelines = 0;
   options.samples = 0;
-  const CollectionPlan plan = plan_measure(analysis, options, candidates.size());
+  // Each candidate's decisions, for the plugin inside GenGen and for the prediction beside it.
+  const fs::path decisions_dir = bundle.string() + ".decisions";
+  fs::create_directories(decisions_dir);
+  std::vector<std::string> decisions_files;
+  for (size_t i = 0; i < candidates.size(); i++) {
+    const fs::path file = decisions_dir / ("c" + std::to_string(i) + ".decisions");
+    std::ofstream out(file);
+    out << candidates[i].value("decisions", "");
+    if (!out.flush()) throw std::runtime_error("cannot write " + file.string());
+    decisions_files.push_back(file.string());
+  }
+  const CollectionPlan plan = plan_measure(analysis, options, decisions_files);
   CollectRequest collect;
   collect.out_dir = request.out_dir;
   collect.jobs = request.jobs;

@@ -26,9 +26,11 @@ namespace hlsched::dataset {
 std::string candidate_plugin_options(const AutoschedulerOptions &search, const std::string &gpu_profile, int candidate);
 
 /// One variant per candidate (label "c<i>", schedule kind "candidate"), in candidate order: the
-/// first is the runner's reference output. `candidates` is the `candidates` worker task's list.
+/// first is the runner's reference output. `decisions_files[i]` holds candidate i's saved
+/// decisions (its result's "decisions"): the plugin applies them as they are, and the prediction
+/// is made from them, with no search that a busy machine could cut short into another schedule.
 CollectionPlan plan_measure(const server::AnalysisRequest &analysis, const CollectionOptions &options,
-                            size_t candidates);
+                            const std::vector<std::string> &decisions_files);
 
 /// What became of one candidate on the GPU.
 struct CandidateOutcome {

@@ -95,6 +95,14 @@ ScheduleResult schedule_pipeline(const Halide::Pipeline &pipeline, const Pipelin
 std::vector<ScheduleResult> schedule_candidates(const Halide::Pipeline &pipeline, const PipelineDag &dag,
                                                 const AutoschedulerOptions &options, int count);
 
+/// The schedule a search returned, rebuilt from its decisions (ScheduleResult::decisions) with no
+/// search: the same schedule wherever and whenever it is rebuilt. A search under a time budget
+/// may choose differently under another load; `hlsched schedule --measure` gives GenGen each
+/// candidate this way, so that what runs on the GPU is what was predicted. Throws
+/// std::invalid_argument when the text is damaged or does not decide every Func of `dag`.
+ScheduleResult schedule_from_decisions(const Halide::Pipeline &pipeline, const PipelineDag &dag,
+                                       const AutoschedulerOptions &options, const std::string &decisions);
+
 /// Random complete schedules drawn by random walks over the search's options (training data,
 /// fuzzing): samples first_index .. first_index + count - 1 of the sequence for `seed`. Each sample
 /// depends only on (seed, index), so one can be redrawn alone for a fresh instance of the pipeline.
