@@ -403,9 +403,7 @@ private:
         if (!pi.reached || pi.stride.dim < 0) pi.stride = stride;
         pi.reached = true;
         if (!per_thread && state_.decisions[p].level != ComputeLevel::Inline) fused_loads_[p] += loads;
-        // An inlined Func is substituted, not loaded, and a Func in registers has no address:
-        // only shared-memory loads compute one.
-        if (!per_thread && state_.decisions[p].level == ComputeLevel::Block) address_ops_per_block_ += 2.0 * loads;
+        if (!per_thread) address_ops_per_block_ += 2.0 * loads;
         if (!per_thread && state_.decisions[p].level == ComputeLevel::Block && stride.dim == 0)
           bank_conflicts_[p] = std::max(bank_conflicts_[p], std::fabs(stride.coef) >= 2 ? std::fabs(stride.coef) : 1.0);
         continue;
@@ -463,8 +461,7 @@ private:
 
     double shared_bytes = 0, thread_points = 0;
     double thread_reduction_steps = 0, thread_reduction_bytes = 0, thread_reduction_taps = 1;  ///< reductions fused per thread
-    // Address arithmetic: about two integer operations per global or shared-memory load (counted
-    // by visit_stage; none for inlined Funcs or registers).
+    // Address arithmetic: about two integer operations per load (counted by visit_stage).
     km.ops_per_block += address_ops_per_block_;
     for (int c = root_; c >= 0; c--) {
       if (!per_block[c].reached) continue;
