@@ -435,6 +435,41 @@ TEST_CASE("a reduction fused per thread holds a 2-D tile of accumulators in regi
   CHECK(count_differences(run_register_tile(cpu.pipeline), run_register_tile(reference.pipeline)) == 0);
 }
 
+// Halide compiles the blocks whose tile runs past the output (GuardWithIf) as a copy of the kernel
+// with each unrolled point in an `if` of its own: no load is shared between the points there.
+// conv_layer's 64-column tiles over 56 columns made every block such a tail (4.5 ms measured on
+// the H200 for 1.1 ms predicted; docs/PERFORMANCE.md, 2026-12-02, "Register tiles in tail blocks").
+TEST_CASE("a register tile's tail blocks are charged a load per point", "[schedule][constructs]") {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  auto loads_of = [](const KernelModel &km) {
+    double loads = 0;
+    for (const GlobalRead &g : km.global_reads) loads += g.loads_per_block;
+    return loads;
+  };
+  // The 128x32 tile of register_tile_state (32x8 threads, 4x4 points each) at three output sizes.
+  auto kernel_at = [&](int size) {
+    auto inst = instantiate_generator("register_tile_small", default_gpu_target(), {{"size", std::to_string(size)}});
+    const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+    const ScheduleState state = register_tile_state(dag, true);
+    const int out = func_named(dag, "out"), prod = func_named(dag, "prod");
+    KernelModel km = build_kernel_model(dag, state, out, 0, gpu);
+    REQUIRE(km.valid);
+    REQUIRE(fused_in(km, prod).in_registers);
+    return km;
+  };
+  const KernelModel whole = kernel_at(2048), some = kernel_at(2000), all = kernel_at(120);
+  CHECK(whole.guarded_block_fraction == 0);
+  CHECK(loads_of(whole) == Approx(whole.threads_per_block * 256 * (4 + 4)));
+  // 2000 columns: 15 of 16 block columns full; 2000 rows: 62 of 63 block rows full.
+  CHECK(some.guarded_block_fraction == Approx(1 - (15.0 / 16) * (62.0 / 63)));
+  // 120 columns in a 128-column tile: every block is a tail, each of its 120x32 points loading its
+  // own a and b at each of the 256 steps.
+  CHECK(all.guarded_block_fraction == 1);
+  CHECK(loads_of(all) == Approx(120 * 32 * 256 * 2));
+  // A block of the same tile does more work as a tail: the loads' addresses and a branch per point.
+  CHECK(all.ops_per_block > whole.ops_per_block + 256 * 16 * all.threads_per_block);
+}
+
 // The search decides `out` before `prod`: without the lookahead (build_kernel_model) it ranked
 // out's tilings with prod read from memory, all alike, and never kept a tile that a register
 // reduction pays off on (conv_layer and mat_mul stayed at rows per thread).

@@ -100,6 +100,7 @@ public:
     km.threads_per_block = double(tiling.single_thread ? 1 : tiling.threads_per_block());
 
     unrolled_root_ = root_unrolled(tiling);
+    km.guarded_block_fraction = guarded_fraction_ = guarded_block_fraction(tiling);
     per_thread_ = propagate(tiling, /*per_thread=*/true, km);
     std::vector<FuncInKernel> per_block = propagate(tiling, /*per_thread=*/false, km);
     // A block touches no more distinct elements than its loads read. Only a footprint guessed
@@ -112,6 +113,25 @@ public:
   }
 
 private:
+  // GuardWithIf tails of register blocking: Halide splits the block loop of a loop run as
+  // unrolled points per thread into full tiles and a tail, and compiles the tail's blocks as a
+  // copy of the kernel where each unrolled point sits in an `if` of its own. There no load is
+  // shared between points (each point reloads what its neighbours read) and each point branches.
+  // The fraction of blocks that run that copy: those with a partial tile along any such loop.
+  // A tile longer than the loop's extent makes every block a tail (conv_layer's 64 columns per
+  // block over 56: 120 loads and 158 branches per 96 multiply-adds in the PTX of the copy that
+  // ran, 22 loads and 1 branch in the unused one; measured 4.5 ms on the H200, docs/PERFORMANCE.md).
+  static double guarded_block_fraction(const StageTiling &tiling) {
+    if (tiling.single_thread || tiling.atomic || tiling.privatized) return 0;
+    double full_tiles = 1;
+    for (size_t i = 0; i < tiling.vars.size(); i++) {
+      if (!tiling.tiled(i) || tiling.serial[i] <= 1) continue;
+      const double extent = double(std::max<int64_t>(1, tiling.extents[i])), tile = double(tiling.tile(i));
+      full_tiles *= std::floor(extent / tile) / std::ceil(extent / tile);
+    }
+    return 1.0 - full_tiles;
+  }
+
   // Extent of each loop of the root stage per block (or per thread).
   std::map<std::string, double> root_loop_extents(const StageTiling &tiling, bool per_thread) const {
     const StageNode &stage = dag_.funcs[root_].stages[stage_];
@@ -371,6 +391,7 @@ private:
   void visit_stage(int c, const StageNode &stage, const std::map<std::string, double> &loop_extent, double evals,
                    const Unrolled *unrolled, std::vector<FuncInKernel> &info, bool per_thread, KernelModel &km) {
     const FuncNode &consumer = dag_.funcs[c];
+    if (unrolled && !per_thread) guard_branches_per_block_ += guarded_fraction_ * evals;
     std::string thread_var;
     if (info[c].stride.dim >= 0 && info[c].stride.dim < int(consumer.args.size()))
       thread_var = consumer.args[info[c].stride.dim];
@@ -428,6 +449,8 @@ private:
         for (size_t d = 0; d < box.size(); d++)
           distinct *= region_extent(a, d, unrolled->extents, full_extent_of(dag_, a.producer, d));
         issued = std::min(loads, distinct * unrolled->passes_per_block);
+        // Guarded tail blocks load per point (guarded_block_fraction).
+        issued += guarded_fraction_ * (loads - issued);
       }
       read->loads_per_block += issued;
       address_ops_per_block_ += 2.0 * issued;
@@ -463,6 +486,8 @@ private:
     double thread_reduction_steps = 0, thread_reduction_bytes = 0, thread_reduction_taps = 1;  ///< reductions fused per thread
     // Address arithmetic: about two integer operations per load (counted by visit_stage).
     km.ops_per_block += address_ops_per_block_;
+    // A compare and branch per guarded point (and reduction step) in the tail blocks.
+    km.ops_per_block += 2.0 * guard_branches_per_block_;
     for (int c = root_; c >= 0; c--) {
       if (!per_block[c].reached) continue;
       const FuncDecision &d = state_.decisions[c];
@@ -688,6 +713,8 @@ private:
   mutable std::map<int, bool> translations_;                    ///< read_by_translations()
   mutable std::map<int, std::vector<std::string>> root_loops_;  ///< root_loops_of()
   double address_ops_per_block_ = 0;
+  double guarded_fraction_ = 0;          ///< guarded_block_fraction() of the kernel's tiling
+  double guard_branches_per_block_ = 0;  ///< guarded points per block (visit_stage), averaged over blocks
   int register_tile_ = -1;  ///< register_tile_reduction() of the kernel, when this is its last stage
   double slabs_ = 1;                                 ///< set_slabs()
   std::map<std::string, double> slab_extents_;       ///< set_slabs(): empty when not staged

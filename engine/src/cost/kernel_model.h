@@ -63,6 +63,9 @@ struct KernelModel {
   double threads_per_block = 1;
   double points_per_block = 0;   ///< of the root stage
   double wasted_points_fraction = 0;  ///< tails: tile points beyond the region
+  /// Blocks whose tile runs past the region along a loop of unrolled points per thread: Halide
+  /// compiles them as a guarded copy that shares no loads between points (register blocking lost).
+  double guarded_block_fraction = 0;
   double ops_per_block = 0;      ///< arithmetic of the root stage, inlined Funcs and fused Funcs
   double math_ops_per_block = 0; ///< transcendental functions
   double store_bytes = 0;        ///< whole kernel: the points it writes (an update: those its loops reach)

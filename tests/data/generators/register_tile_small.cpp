@@ -9,6 +9,8 @@ using namespace Halide;
 
 class RegisterTileSmall : public Generator<RegisterTileSmall> {
 public:
+    // The output's estimated width and height (a size that is no multiple of a tile leaves tails).
+    GeneratorParam<int> size{"size", 2048};
     Input<Buffer<float, 2>> a{"a"};  // (k, y)
     Input<Buffer<float, 2>> b{"b"};  // (x, k)
     Output<Buffer<float, 2>> out{"out"};
@@ -23,9 +25,9 @@ public:
     }
 
     void schedule() {
-        a.set_estimates({{0, 256}, {0, 2048}});
-        b.set_estimates({{0, 2048}, {0, 256}});
-        out.set_estimates({{0, 2048}, {0, 2048}});
+        a.set_estimates({{0, 256}, {0, size}});
+        b.set_estimates({{0, size}, {0, 256}});
+        out.set_estimates({{0, size}, {0, size}});
         // HLSCHED_SCHEDULE
     }
 };
