@@ -13,10 +13,6 @@ namespace {
 // Profiles that measured no block dispatch (0) get no tail either.
 constexpr double kWarpShareOfBlockLaunch = 0.25;
 
-// Share of the throughput terms hidden behind a kernel's bound that its total still counts (a
-// tie-break, see cost_of_kernel).
-constexpr double kHiddenThroughputShare = 1e-3;
-
 // Blocks of this kernel that fit on one SM at once.
 double resident_blocks_per_sm(const KernelModel &k, const GpuProfile &gpu) {
   const double warps = std::ceil(k.threads_per_block / gpu.warp_size);
@@ -151,12 +147,7 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
                    {"wave_tail", wave_tail * ms}, {"fused_chain", fused_chain * ms}};
   if (reduction_chain > 0) cost.terms_ms["reduction_chain"] = reduction_chain * ms;
   const double throughput = std::max({compute, memory, shared, atomics, reduction_chain});
-  // The throughput terms below the bound are hidden behind it, but not for free: a thousandth of
-  // them breaks ties between kernels of one bound (mat_mul's 16x16- and 64x4-thread register tiles
-  // wait on the same reduction chain; the squarer tile moves a third less through L2).
-  const double hidden = compute + dram + l2 + l1 + shared + atomics + reduction_chain - throughput;
-  cost.total_ms = (throughput + latency + sync + launch + block_launch + wave_tail + fused_chain) * ms +
-                  kHiddenThroughputShare * hidden * ms;
+  cost.total_ms = (throughput + latency + sync + launch + block_launch + wave_tail + fused_chain) * ms;
   if (launch >= throughput + latency) cost.bound = "launch";
   else if (reduction_chain > 0 && reduction_chain >= std::max({compute, memory, shared, atomics}))
     cost.bound = "reduction_chain";

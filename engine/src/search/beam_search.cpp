@@ -25,15 +25,6 @@ double now_s() {
 
 constexpr double kInvalid = std::numeric_limits<double>::infinity();
 
-// Whether some block's tile runs past the loop's extent along a loop of unrolled points per
-// thread: those blocks run Halide's guarded copy of the kernel (KernelModel::guarded_block_fraction).
-bool has_guarded_tail(const FuncDecision &d) {
-  for (const StageTiling &t : d.tilings)
-    for (size_t i = 0; i < t.vars.size(); i++)
-      if (t.tiled(i) && t.serial[i] > 1 && t.extents[i] % t.tile(i) != 0) return true;
-  return false;
-}
-
 // The shape of a decision without its sizes: the groups of hierarchical sampling.
 uint64_t decision_shape(const FuncDecision &d) {
   uint64_t h = uint64_t(d.level) * 1000003ULL + uint64_t(d.kernel_root + 1);
@@ -56,7 +47,7 @@ BeamSearch::BeamSearch(const PipelineDag &dag, const GpuProfile &gpu, const Auto
     : dag_(dag), gpu_(gpu), options_(options), memo_(memo), model_(select_cost_model(options)),
       memo_tag_(gpu.name + (model_ ? "/learned/" + model_->fingerprint() : "")), content_(func_content_hashes(dag)),
       order_(ScheduleState::decision_order(dag)), rng_(options.seed),
-      update_options_rng_(options.seed ^ 0x5bd1e995ULL), tail_free_rng_(options.seed ^ 0x27d4eb2fULL) {
+      update_options_rng_(options.seed ^ 0x5bd1e995ULL) {
   producers_.resize(dag.funcs.size());
   consumers_.resize(dag.funcs.size());
   for (size_t f = 0; f < dag.funcs.size(); f++)
@@ -164,24 +155,6 @@ std::vector<DecisionPtr> BeamSearch::sample(std::vector<DecisionPtr> options) {
       size_t j = i + size_t(rng() % (rest.size() - i));
       std::swap(rest[i], rest[j]);
       picked.push_back(group[rest[i]]);
-    }
-    // Register blocking whose tiles leave guarded tails costs far more than the same shape
-    // without (KernelModel::guarded_block_fraction), so a group that mixes both also gets about
-    // log2(n) + 1 draws among its tail-free tilings, from their own generator: the draws above
-    // stay as they were (conv_layer's tiles that divide its 56 columns were rarely drawn).
-    std::vector<size_t> tail_free;  // not drawn above
-    bool tails = has_guarded_tail(*group.front());
-    for (size_t i = 0; i < rest.size(); i++) {
-      const bool tail = has_guarded_tail(*group[rest[i]]);
-      tails = tails || tail;
-      if (i + 1 >= keep && !tail) tail_free.push_back(rest[i]);
-    }
-    if (!tails || tail_free.empty()) continue;
-    const size_t more = std::min(tail_free.size(), size_t(std::ceil(std::log2(double(tail_free.size())))) + 1);
-    for (size_t i = 0; i < more; i++) {
-      size_t j = i + size_t(tail_free_rng_() % (tail_free.size() - i));
-      std::swap(tail_free[i], tail_free[j]);
-      picked.push_back(group[tail_free[i]]);
     }
   }
   return picked;

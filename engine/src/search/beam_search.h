@@ -107,8 +107,6 @@ private:
   /// Sampling of the update-option groups (own tilings, unrolled reduction loops) draws from its
   /// own stream, so that adding them leaves every other group's draws as they were.
   std::mt19937_64 update_options_rng_;
-  /// Draws the extra tail-free tilings of sample() (its own, so that the other draws stay as they were).
-  std::mt19937_64 tail_free_rng_;
   SearchStats stats_;
   double deadline_s_ = 0;
 };
