@@ -90,7 +90,6 @@ public:
       : dag_(dag), state_(state), gpu_(gpu), root_(root), stage_(stage) {}
 
   KernelModel build() {
-    register_tile_ = stage_ + 1 == int(state_.decisions[root_].tilings.size()) ? register_tile_reduction(dag_, root_) : -1;
     KernelModel km;
     km.root = root_;
     km.stage = stage_;
@@ -305,12 +304,8 @@ private:
     // thread along x or in two dimensions it could not bound the fused Func's per-thread region
     // ("unable to infer constant upper bound on extent of realization": random pipelines 3080,
     // 3160s and 1018's walk 4).
-    // Not so for a register tile reduction (register_tile_reduction): read only at the kernel's
-    // own points, its per-thread region is the thread's tile, which Halide 14 bounds (checked on
-    // conv_layer and mat_mul with 4x4 tiles: their accumulators in registers, no local memory).
     const int blocked_loops = int(std::count_if(tiling.serial.begin(), tiling.serial.end(), [](int64_t s) { return s > 1; }));
-    const bool blocked_in_x = !tiling.serial.empty() && tiling.serial[0] > 1;
-    if ((blocked_loops > 1 || blocked_in_x) && c != register_tile_) return false;
+    if (blocked_loops > 1 || (!tiling.serial.empty() && tiling.serial[0] > 1)) return false;
     const std::vector<std::string> loops = root_loops_of(c);
     return std::find(loops.begin(), loops.end(), "*") == loops.end();
   }
@@ -462,7 +457,6 @@ private:
     km.wasted_points_fraction = covered > needed ? 1.0 - needed / covered : 0.0;
 
     double shared_bytes = 0, thread_points = 0;
-    double thread_reduction_steps = 0, thread_reduction_bytes = 0, thread_reduction_taps = 1;  ///< reductions fused per thread
     // Address arithmetic: about two integer operations per global or shared-memory load (counted
     // by visit_stage; none for inlined Funcs or registers).
     km.ops_per_block += address_ops_per_block_;
@@ -510,29 +504,6 @@ private:
           if (!loops[k].empty() && loops[k] != "*" && is_block_loop(tiling, loops[k])) fused.block_dims.push_back(int(k));
       }
       const double bytes = double(dag_.funcs[c].bytes_per_point());
-      if (d.level == ComputeLevel::Thread && fused.stages > 1) {
-        // A reduction computed per thread: the thread runs its reduction steps one after another,
-        // all of its points unrolled inside each step (their accumulators independent, their
-        // loads issued together), so its chain is the reduction's steps, not steps x points.
-        // In registers, its taps are unrolled too (unrolled_taps): their steps overlap as a root
-        // update's unrolled steps do (the accumulators never go to memory, so no step's loads
-        // wait on another's stores).
-        double steps = 0, taps = 1;
-        for (size_t k = 1; k < dag_.funcs[c].stages.size(); k++) {
-          double n = 1;
-          for (const LoopDim &loop : dag_.funcs[c].stages[k].loops)
-            if (loop.is_rvar) n *= double(std::max<int64_t>(1, loop.estimate.extent()));
-          steps += n;
-          if (fused.in_registers) taps = std::max(taps, double(unrolled_taps(dag_.funcs[c].stages[k])));
-        }
-        if (steps > 1 && steps >= thread_reduction_steps) {
-          thread_reduction_steps = steps;
-          thread_reduction_taps = taps;
-        }
-        double region = 1;
-        for (const Span &sp : dag_.funcs[c].region) region *= double(std::max<int64_t>(1, sp.extent()));
-        thread_reduction_bytes += region * bytes;
-      }
       if (d.level == ComputeLevel::Block) {
         fused.bytes_per_block = per_block[c].evals / repeats(c) * bytes;  // one slab at a time
         shared_bytes += fused.bytes_per_block;
@@ -569,12 +540,6 @@ private:
         km.serial_steps_per_thread =
             tiling.single_thread ? double(std::max<int64_t>(1, stage.points)) : steps * double(tiling.points_per_thread());
       km.reduction_bytes = region_points * double(root.bytes_per_point());
-      for (const GlobalRead &g : km.global_reads) km.reduction_bytes += g.full_region * g.bytes_per_element;
-    }
-    if (thread_reduction_steps > 0 && km.serial_steps_per_thread == 0) {
-      km.serial_steps_per_thread = thread_reduction_steps;
-      km.unrolled_steps = thread_reduction_taps;
-      km.reduction_bytes = thread_reduction_bytes;
       for (const GlobalRead &g : km.global_reads) km.reduction_bytes += g.full_region * g.bytes_per_element;
     }
     const int inner = tiling.single_thread ? -1 : tiling.innermost_thread_loop();
@@ -691,65 +656,14 @@ private:
   mutable std::map<int, bool> translations_;                    ///< read_by_translations()
   mutable std::map<int, std::vector<std::string>> root_loops_;  ///< root_loops_of()
   double address_ops_per_block_ = 0;
-  int register_tile_ = -1;  ///< register_tile_reduction() of the kernel, when this is its last stage
   double slabs_ = 1;                                 ///< set_slabs()
   std::map<std::string, double> slab_extents_;       ///< set_slabs(): empty when not staged
 };
 
 }  // namespace
 
-bool updates_accumulate_in_place(const FuncNode &f) {
-  for (size_t s = 1; s < f.stages.size(); s++) {
-    std::vector<std::string> pure;
-    for (const LoopDim &loop : f.stages[s].loops) {
-      if (loop.is_rvar) continue;
-      if (!loop.is_pure) return false;
-      pure.push_back(loop.var);
-    }
-    if (pure != f.args) return false;
-  }
-  return true;
-}
-
-int64_t unrolled_taps(const StageNode &update) {
-  for (const LoopDim &loop : update.loops)
-    if (loop.is_rvar) {
-      const int64_t extent = loop.estimate.extent();
-      return extent >= 2 && extent <= 8 ? extent : 1;
-    }
-  return 1;
-}
-
-int register_tile_reduction(const PipelineDag &dag, int root) {
-  const FuncNode &f = dag.funcs[root];
-  if (!f.is_output || f.has_extern_definition || f.stages.size() != 1) return -1;
-  for (const ProducerAccess &a : f.stages[0].accesses) {
-    const int p = dag.index_of(a.producer);
-    if (p < 0 || !a.is_pointwise) continue;
-    const FuncNode &g = dag.funcs[size_t(p)];
-    if (g.stages.size() < 2 || g.is_output || g.has_extern_definition || g.args.empty() ||
-        g.stages[0].has_rvars() || g.consumers.size() != 1 || !updates_accumulate_in_place(g))
-      continue;
-    return p;
-  }
-  return -1;
-}
-
 KernelModel build_kernel_model(const PipelineDag &dag, const ScheduleState &state, int root, int stage,
                                const GpuProfile &gpu) {
-  const FuncDecision &d = state.decisions[root];
-  const int reduction = d.level == ComputeLevel::Root && stage + 1 == int(d.tilings.size())
-                            ? register_tile_reduction(dag, root)
-                            : -1;
-  if (reduction >= 0 && !state.decided[reduction]) {
-    ScheduleState ahead = state;  // shares the root's decision (and its tiling, km.tiling)
-    ahead.decide(reduction, FuncDecision{ComputeLevel::Thread, root, {}});
-    KernelModel km = KernelBuilder(dag, ahead, gpu, root, stage).build();
-    const bool held = km.valid && std::any_of(km.fused.begin(), km.fused.end(), [&](const FusedFunc &f) {
-                        return f.func == reduction && f.in_registers;
-                      });
-    if (held) return km;
-  }
   return KernelBuilder(dag, state, gpu, root, stage).build();
 }
 

@@ -97,33 +97,11 @@ struct KernelModel {
   std::string invalid_reason;
 };
 
-/// Every update of `f` accumulates into each point in place (`f(x, y) += ...`): its loops other
-/// than the reduction's are exactly f's pure variables, in order.
-bool updates_accumulate_in_place(const FuncNode &f);
-
-/// The reduction a kernel holds in registers per thread over a register tile ("reduction fused
-/// per thread (registers)", docs/ARCHITECTURE.md): a Func with updates that each accumulate in
-/// place, read only by `root`, an output with one stage, and only at the point being computed
-/// (`output(c, x) = g(conv(c, x))`). Each thread then computes exactly its own tile of it, so
-/// its box is the tile, of a constant size whatever the tail, even with points per thread along
-/// x or in two dimensions (which Halide 14 cannot bound for Funcs read at other translations).
-/// -1 when `root` has none.
-int register_tile_reduction(const PipelineDag &dag, int root);
-
-/// A reduction fused per thread in registers: the extent of its update `stage`'s innermost
-/// reduction loop when that loop is a few taps (2..8 steps, a convolution's kernel width), which
-/// state_to_spec unrolls inside each thread around the unrolled tile; 1 otherwise.
-int64_t unrolled_taps(const StageNode &update);
-
 /// Kernels of the decided part of a state. Undecided producers are read as if stored at root.
 std::vector<KernelModel> build_kernel_models(const PipelineDag &dag, const ScheduleState &state,
                                              const struct GpuProfile &gpu);
 
-/// The kernel computing a given stage of a Root Func in `state`. A register tile reduction of
-/// the root (register_tile_reduction) not decided yet is costed fused per thread into it when it
-/// can live in registers there (a lookahead: the search decides consumers first, and the kernel's
-/// tiling is worth what the reduction makes of it; its own decision comes next).
-
+/// The kernel computing a given stage of a Root Func in `state`.
 KernelModel build_kernel_model(const PipelineDag &dag, const ScheduleState &state, int root, int stage,
                                const GpuProfile &gpu);
 
