@@ -75,6 +75,8 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
     l2_bytes += touched / g.sector_efficiency;
     l1_bytes += k.blocks * g.loads_per_block * g.bytes_per_element / g.coalescing_efficiency;
   }
+  // Spilled registers: local memory, through L2 (KernelModel::spill_bytes).
+  l2_bytes += k.spill_bytes;
   double shared_bytes = 0, syncs = 0;
   for (const FusedFunc &f : k.fused) {
     if (f.level == ComputeLevel::Thread) {

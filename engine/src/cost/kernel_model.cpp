@@ -26,6 +26,13 @@ struct FuncInKernel {
   bool reached = false;
 };
 
+// Halide 14's CUDA runtime loads every module with a cap of 64 registers per thread
+// (CU_JIT_MAX_REGISTERS): the H200's CUPTI traces show 64 for every heavy kernel, whatever ptxas
+// would use uncapped. Past it, ptxas spills to local memory.
+constexpr double kHalideCudaRegisterCap = 64;
+// Registers a thread holds besides the values of its loads: indices, pointers, loop state.
+constexpr double kBaseRegisters = 24;
+
 double full_extent_of(const PipelineDag &dag, const std::string &name, size_t dim) {
   if (const FuncNode *f = dag.find(name)) return dim < f->region.size() ? double(f->region[dim].extent()) : 1.0;
   for (const InputNode &in : dag.inputs)
@@ -399,6 +406,12 @@ private:
       const int p = dag_.index_of(a.producer);
       if (p == c && c != root_) continue;  // a fused reduction's accumulator: registers or shared memory
       const double loads = evals * double(a.calls_per_point);
+      // A boundary condition: a clamped index (not affine, a constant window per point) in the
+      // kernel's own stage or a Func inlined into it (charge_join_spills).
+      const bool clamped_window = std::all_of(a.points_per_consumer_point.begin(), a.points_per_consumer_point.end(),
+                                              [](int64_t n) { return n > 0; });
+      if (!per_thread && !a.is_affine && clamped_window && (c == root_ || state_.decisions[c].level == ComputeLevel::Inline))
+        reads_through_clamp_ = true;
       // The kernel's stage reads a Func fused per slab: its box is one slab's.
       const std::map<std::string, double> &extents = c == root_ && per_slab(p) ? slab_extents_ : loop_extent;
       std::vector<double> box(a.region_min.size());
@@ -424,7 +437,9 @@ private:
         if (!pi.reached || pi.stride.dim < 0) pi.stride = stride;
         pi.reached = true;
         if (!per_thread && state_.decisions[p].level != ComputeLevel::Inline) fused_loads_[p] += loads;
-        if (!per_thread) address_ops_per_block_ += 2.0 * loads;
+        // An inlined Func is substituted, not loaded, and a Func in registers has no address:
+        // only shared-memory loads compute one.
+        if (!per_thread && state_.decisions[p].level == ComputeLevel::Block) address_ops_per_block_ += 2.0 * loads;
         if (!per_thread && state_.decisions[p].level == ComputeLevel::Block && stride.dim == 0)
           bank_conflicts_[p] = std::max(bank_conflicts_[p], std::fabs(stride.coef) >= 2 ? std::fabs(stride.coef) : 1.0);
         continue;
@@ -454,6 +469,7 @@ private:
       }
       read->loads_per_block += issued;
       address_ops_per_block_ += 2.0 * issued;
+
       const double threads_x = km.tiling && km.tiling->innermost_thread_loop() >= 0
                                    ? double(km.tiling->threads[km.tiling->innermost_thread_loop()])
                                    : 1.0;
@@ -484,7 +500,8 @@ private:
 
     double shared_bytes = 0, thread_points = 0;
     double thread_reduction_steps = 0, thread_reduction_bytes = 0, thread_reduction_taps = 1;  ///< reductions fused per thread
-    // Address arithmetic: about two integer operations per load (counted by visit_stage).
+    // Address arithmetic: about two integer operations per global or shared-memory load (counted
+    // by visit_stage; none for inlined Funcs or registers).
     km.ops_per_block += address_ops_per_block_;
     // A compare and branch per guarded point (and reduction step) in the tail blocks.
     km.ops_per_block += 2.0 * guard_branches_per_block_;
@@ -634,6 +651,7 @@ private:
 
     if (tiling.atomic || tiling.privatized) km.store_instruction_efficiency = km.store_efficiency;
     if (!tiling.single_thread && !tiling.privatized) charge_idle_lanes(tiling, km);
+    charge_join_spills(tiling, km);
     // Register blocking unrolls a thread's points; a privatized scatter loops over them.
     const double unrolled = tiling.privatized ? 1 : double(tiling.points_per_thread());
     km.registers_per_thread = 24 + 2 * unrolled * double(root.types.size()) + thread_points;
@@ -653,6 +671,31 @@ private:
       km.valid = false;
       km.invalid_reason = "too many registers per block";
     }
+  }
+
+  // Registers spilled where the guarded copies of a kernel's tile meet (max_filter on the H200,
+  // 2026-12-02: `output` predicted 0.197 ms, measured 3.38 ms). Halide splits a tile with
+  // GuardWithIf tails into guarded and unguarded copies of the thread's points; with a clamped
+  // read in the kernel (a boundary condition inlined into it) LLVM merged the copies' last point
+  // into one block reached from each copy, so every address that point loads (64 bits, two
+  // registers) is live where they meet: 120 loads a point needed 238-255 registers, and under
+  // the runtime's cap of 64 ptxas spilled 2.4-11 KB per thread. The same kernels with the
+  // boundary condition computed at root, or with a Func fused per block (no guarded copies of
+  // the block's loop), spill under 0.2 KB (docs/PERFORMANCE.md, 2026-12-02, branch `serial2`).
+  // Charged: the registers over the cap, stored and loaded back once per point, in L2 (the
+  // stack frames of a block's threads outgrow L1).
+  void charge_join_spills(const StageTiling &tiling, KernelModel &km) const {
+    if (!reads_through_clamp_ || tiling.single_thread || tiling.atomic || tiling.privatized) return;
+    if (stage_ > 0 || km.points_per_block <= 0) return;
+    for (const FusedFunc &f : km.fused)
+      if (f.level == ComputeLevel::Block) return;
+    double loads_per_point = 0;
+    for (const GlobalRead &g : km.global_reads) loads_per_point += g.loads_per_block / km.points_per_block;
+    // Up to about as many loads a point as the cap has registers, ptxas copes (the examples'
+    // kernels with 20-60 loads a point and a boundary condition inlined spill 0-124 bytes).
+    if (loads_per_point <= kHalideCudaRegisterCap) return;
+    const double live = kBaseRegisters + 2.0 * loads_per_point;
+    km.spill_bytes = km.blocks * km.points_per_block * (live - kHalideCudaRegisterCap) * 4.0 * 2.0;
   }
 
   // The thread block Halide launches and the lanes it leaves idle (KernelModel::block_shape,
@@ -716,6 +759,7 @@ private:
   double guarded_fraction_ = 0;          ///< guarded_block_fraction() of the kernel's tiling
   double guard_branches_per_block_ = 0;  ///< guarded points per block (visit_stage), averaged over blocks
   int register_tile_ = -1;  ///< register_tile_reduction() of the kernel, when this is its last stage
+  bool reads_through_clamp_ = false;  ///< visit_stage: a boundary condition read in the kernel's code
   double slabs_ = 1;                                 ///< set_slabs()
   std::map<std::string, double> slab_extents_;       ///< set_slabs(): empty when not staged
 };

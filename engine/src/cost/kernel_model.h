@@ -89,6 +89,9 @@ struct KernelModel {
   double store_efficiency = 1;   ///< of the warps' stores over a thread's unrolled points (sectors)
   double store_instruction_efficiency = 1;  ///< of one store instruction of a warp
   double registers_per_thread = 32;
+  /// Local-memory traffic of registers spilled over the whole kernel (bytes stored and loaded
+  /// back): see KernelBuilder::charge_join_spills in kernel_model.cpp.
+  double spill_bytes = 0;
   /// Atomic scatters: read-modify-writes to global memory over the whole kernel, and per block
   /// to a privatized copy in shared memory, spread over `atomic_addresses` points of the Func.
   double global_atomics = 0;

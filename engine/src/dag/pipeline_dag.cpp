@@ -148,7 +148,10 @@ std::vector<ProducerAccess> describe_accesses(const Function &f, const Definitio
   Scope<Interval> scope = point_scope(f, def, is_update);
   std::map<std::string, Box> boxes;
   for (const Expr &e : definition_exprs(def, is_update)) {
-    e.accept(&counter);
+    // Call sites after common-subexpression elimination, as the operations are counted: a Func
+    // read twice at one point (harris's det reads Sxy(x, y) twice) is evaluated, or inlined
+    // and computed, once in the generated code.
+    common_subexpression_elimination(e).accept(&counter);
     for (auto &[name, box] : boxes_required(e, scope)) merge_boxes(boxes[name], box);
   }
 
