@@ -8,6 +8,7 @@
 // Cost: DAGs built in memory, no compile.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <set>
 #include <utility>
 
@@ -193,4 +194,47 @@ TEST_CASE("camera_pipe's tone curve inlined: each pow is charged its library rou
   CHECK(km.math_ops_per_block / km.points_per_block == Approx(1));
   CHECK(km.ops_per_block / km.points_per_block >= 55);
   CHECK(km.spill_bytes == 0);
+}
+
+TEST_CASE("a Func fused per block waits in its passes even where the kernel's threads reduce", "[cost_model][kernel]") {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  // depthwise_separable_conv's `output` as the combined engine chose it (64x4 threads, 1,792
+  // blocks): each thread reduces `pointwise` in registers (32 steps), after 3,264 points of
+  // `constant_exterior` per block computed in shared memory. The staged kernel ran 0.011 ms
+  // longer on the H200 than main's with `constant_exterior` at root.
+  KernelModel km;
+  km.root = 0;
+  km.blocks = 1792;
+  km.threads_per_block = 256;
+  km.points_per_block = 2048;
+  km.serial_steps_per_thread = 32;
+  km.reduction_bytes = 4096;
+  FusedFunc reduced_per_thread;
+  reduced_per_thread.func = 1;
+  reduced_per_thread.level = ComputeLevel::Thread;
+  reduced_per_thread.in_registers = true;
+  reduced_per_thread.stages = 2;
+  reduced_per_thread.points_per_block = 2048;
+  km.fused.push_back(reduced_per_thread);
+  const double unstaged = cost_of_kernel(km, gpu).terms_ms.at("fused_chain");
+
+  FusedFunc staged;
+  staged.func = 2;
+  staged.level = ComputeLevel::Block;
+  staged.points_per_block = 3264;
+  staged.bytes_per_block = 3264 * 4;
+  staged.loads_by_consumers = 9 * 1024;
+  km.fused.push_back(staged);
+  const KernelCost cost = cost_of_kernel(km, gpu);
+  // The reduction's own steps stay in its chain, not in the fused one.
+  CHECK(unstaged == 0);
+  // 12.75 passes a thread, each waiting like a step, in each wave.
+  const double waves = cost.terms_ms.at("fused_chain") / (3264.0 / 256 * gpu.reduction_step_seconds * 1e3);
+  CHECK(waves >= 1);
+  CHECK(waves == Approx(std::round(waves)));
+
+  // A producer in registers of each thread is part of the reduction's steps: not charged again.
+  km.fused.back().level = ComputeLevel::Thread;
+  km.fused.back().in_registers = true;
+  CHECK(cost_of_kernel(km, gpu).terms_ms.at("fused_chain") == 0);
 }
