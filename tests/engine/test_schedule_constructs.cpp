@@ -416,8 +416,11 @@ TEST_CASE("a reduction fused per thread holds a 2-D tile of accumulators in regi
   const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
   INFO(code);
   // (Halide names a Func "prod$N" when earlier tests of the process made Funcs named prod: the
-  // emitted variable is then prod_N, so only the directives are matched.)
-  CHECK(code.find(".compute_at(out, xi)") != std::string::npos);
+  // emitted variable is then prod_N, so only the directives are matched; `out` likewise, whose
+  // variable is its DAG name with `$` written `_`.)
+  std::string out_variable = dag.funcs[out].name;
+  std::replace(out_variable.begin(), out_variable.end(), '$', '_');
+  CHECK(code.find(".compute_at(" + out_variable + ", xi)") != std::string::npos);
   CHECK(code.find(".store_in(MemoryType::Register)") != std::string::npos);
   CHECK(code.find(".update(0).reorder(x, y, k_x)\n    .unroll(x)\n    .unroll(y)") != std::string::npos);
 
