@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "halide_test_support.h"
+#include "dag/op_counter.h"
 #include "hlsched/engine/pipeline_dag.h"
 
 using namespace hlsched;
@@ -186,4 +187,29 @@ TEST_CASE("dag: the algorithm's schedules are reset to exactly Halide's defaults
       CHECK(f.schedule().estimates().size() == g.schedule().estimates().size());
     }
   }
+}
+
+TEST_CASE("dag: a math call counts its library routine's arithmetic, a rounding call none", "[dag]") {
+  Halide::Var x("x");
+  Halide::Expr v = Halide::cast<float>(x);
+  const OpCounts rounding = count_operations({Halide::floor(v)});
+  CHECK(rounding.at("math.f32") == 1);
+  CHECK(rounding.count("libm.f32") == 0);
+
+  // pow takes its logarithm and exponential in software: far more than one special-function op,
+  // and more than sqrt, exp or log alone.
+  const OpCounts pow_ops = count_operations({Halide::pow(v, 0.45f)});
+  const OpCounts sqrt_ops = count_operations({Halide::sqrt(v)});
+  const OpCounts exp_ops = count_operations({Halide::exp(v)});
+  const OpCounts log_ops = count_operations({Halide::log(v)});
+  CHECK(pow_ops.at("math.f32") == 1);
+  CHECK(pow_ops.at("libm.f32") > log_ops.at("libm.f32"));
+  CHECK(log_ops.at("libm.f32") > exp_ops.at("libm.f32"));
+  CHECK(sqrt_ops.at("libm.f32") > 0);
+
+  // Counted with the basic arithmetic, which inlining and the compute term weigh.
+  StageNode stage;
+  stage.ops = pow_ops;
+  CHECK(stage.arithmetic_ops().math == 1);
+  CHECK(stage.arithmetic_ops().basic >= pow_ops.at("libm.f32"));
 }

@@ -14,6 +14,7 @@
 #include "cost/kernel_model.h"
 #include "cost/learned_model.h"
 #include "schedule/state_to_spec.h"
+#include "search/constructs.h"
 #include "search/decision_options.h"
 
 using namespace hlsched;
@@ -337,4 +338,154 @@ TEST_CASE("a producer copied per slab of a reduction is charged one slab of shar
   CHECK(code.find("xi, yi, k_xs, xo, yo)") != std::string::npos);
   CHECK(code.find(", k_xs)\n    .split(") != std::string::npos);  // gradient's compute_at, then its threads
   CHECK(code.find("RVar k_x(\"k$x\"), k_xs(\"k$xs\"), k_xw(\"k$xw\")") != std::string::npos);
+}
+
+namespace {
+
+// register_tile_small with `out` computed over tiles of 4x4 points per thread and `prod` (its
+// matrix product) per thread in registers: the construct "reduction fused per thread
+// (registers)". Without `decide_prod`, prod is left undecided (the search's view of it).
+ScheduleState register_tile_state(const PipelineDag &dag, bool decide_prod) {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int out = func_named(dag, "out"), prod = func_named(dag, "prod");
+  REQUIRE(out >= 0);
+  REQUIRE(prod >= 0);
+  ScheduleState state(dag);
+  for (const FuncDecision &d : standalone_options(dag, out, gpu, OptionLimits{}))
+    if (d.level == ComputeLevel::Root && d.tilings[0].serial == std::vector<int64_t>{4, 4} &&
+        d.tilings[0].threads == std::vector<int64_t>{32, 8}) {
+      state.decide(out, d);
+      break;
+    }
+  REQUIRE(state.decided[out]);
+  if (decide_prod) {
+    const std::vector<FuncDecision> fusions = fusion_options(dag, state, prod, gpu, OptionLimits{});
+    const auto thread = std::find_if(fusions.begin(), fusions.end(),
+                                     [](const FuncDecision &d) { return d.level == ComputeLevel::Thread; });
+    REQUIRE(thread != fusions.end());
+    state.decide(prod, *thread);
+  }
+  return state;
+}
+
+Halide::Buffer<float> run_register_tile(const Halide::Pipeline &p) {
+  bind_input(p, "a", random_buffer<float>({17, 23}, 5, -2, 2));
+  bind_input(p, "b", random_buffer<float>({41, 17}, 6, -2, 2));
+  Halide::Buffer<float> out(41, 23);  // not multiples of the 4x4 tiles nor of the blocks
+  Halide::Pipeline handle = p;
+  handle.realize(out, cpu_target());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a reduction fused per thread holds a 2-D tile of accumulators in registers", "[schedule][constructs]") {
+  auto inst = instantiate_generator("register_tile_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int out = func_named(dag, "out"), prod = func_named(dag, "prod");
+  REQUIRE(register_tile_reduction(dag, out) == prod);
+  const ScheduleState state = register_tile_state(dag, true);
+  CHECK(decision_constructs(dag, prod, state.decisions[prod]) ==
+        std::vector<std::string>{"fused per thread", "reduction fused per thread (registers)"});
+
+  // Kernel model: the 4x4 accumulators in registers, each of the 256 steps (the estimates') loading
+  // 4 values of a and 4 of b for 16 products; the thread's chain is the 256 steps, not 256 x 16.
+  const KernelModel km = build_kernel_model(dag, state, out, 0, gpu);
+  REQUIRE(km.valid);
+  const FusedFunc &fused = fused_in(km, prod);
+  CHECK(fused.in_registers);
+  CHECK(fused.thread_box == std::vector<double>{4, 4});
+  CHECK(km.serial_steps_per_thread == 256);
+  double loads = 0;
+  for (const GlobalRead &g : km.global_reads) loads += g.loads_per_block;
+  CHECK(loads == Approx(km.threads_per_block * 256 * (4 + 4)));
+  CHECK(km.registers_per_thread >= 16 + 24);
+  CHECK(cost_of_kernel(km, gpu).terms_ms.count("reduction_chain"));
+
+  // The search's view before prod is decided: the kernel is costed with prod inside it.
+  const ScheduleState ahead = register_tile_state(dag, false);
+  const KernelModel looked = build_kernel_model(dag, ahead, out, 0, gpu);
+  REQUIRE(looked.valid);
+  CHECK(fused_in(looked, prod).in_registers);
+  CHECK(cost_of_kernel(looked, gpu).total_ms == Approx(cost_of_kernel(km, gpu).total_ms));
+
+  // Emitted: prod at the innermost thread loop, in registers, its tile unrolled inside the
+  // reduction loop.
+  const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  // (Halide names a Func "prod$N" when earlier tests of the process made Funcs named prod: the
+  // emitted variable is then prod_N, so only the directives are matched; `out` likewise, whose
+  // variable is its DAG name with `$` written `_`.)
+  std::string out_variable = dag.funcs[out].name;
+  std::replace(out_variable.begin(), out_variable.end(), '$', '_');
+  CHECK(code.find(".compute_at(" + out_variable + ", xi)") != std::string::npos);
+  CHECK(code.find(".store_in(MemoryType::Register)") != std::string::npos);
+  CHECK(code.find(".update(0).reorder(x, y, k_x)\n    .unroll(x)\n    .unroll(y)") != std::string::npos);
+
+  // Applied, it compiles for CUDA with no per-thread array in local memory; its CPU twin
+  // computes exactly what compute_root computes, at sizes that are not multiples of the tiles.
+  apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
+  const CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target());
+  CHECK(compiled.gpu_kernels > 0);
+  REQUIRE(compiled.lowered_stmt.find("fma.rn.f32") != std::string::npos);  // the kernel's PTX is in the text
+  CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
+
+  auto reference = instantiate_generator("register_tile_small", cpu_target(), {}, false);
+  schedule_compute_root_everywhere(reference.pipeline);
+  auto cpu = instantiate_generator("register_tile_small", cpu_target(), {});
+  const PipelineDag cpu_dag = build_pipeline_dag(cpu.pipeline);
+  apply_schedule(state_to_spec(cpu_dag, register_tile_state(cpu_dag, true), gpu), cpu.pipeline, ApplyMode::Cpu);
+  CHECK(count_differences(run_register_tile(cpu.pipeline), run_register_tile(reference.pipeline)) == 0);
+}
+
+// Halide compiles the blocks whose tile runs past the output (GuardWithIf) as a copy of the kernel
+// with each unrolled point in an `if` of its own: no load is shared between the points there.
+// conv_layer's 64-column tiles over 56 columns made every block such a tail (4.5 ms measured on
+// the H200 for 1.1 ms predicted; docs/PERFORMANCE.md, 2026-12-02, "Register tiles in tail blocks").
+TEST_CASE("a register tile's tail blocks are charged a load per point", "[schedule][constructs]") {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  auto loads_of = [](const KernelModel &km) {
+    double loads = 0;
+    for (const GlobalRead &g : km.global_reads) loads += g.loads_per_block;
+    return loads;
+  };
+  // The 128x32 tile of register_tile_state (32x8 threads, 4x4 points each) at three output sizes.
+  auto kernel_at = [&](int size) {
+    auto inst = instantiate_generator("register_tile_small", default_gpu_target(), {{"size", std::to_string(size)}});
+    const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+    const ScheduleState state = register_tile_state(dag, true);
+    const int out = func_named(dag, "out"), prod = func_named(dag, "prod");
+    KernelModel km = build_kernel_model(dag, state, out, 0, gpu);
+    REQUIRE(km.valid);
+    REQUIRE(fused_in(km, prod).in_registers);
+    return km;
+  };
+  const KernelModel whole = kernel_at(2048), some = kernel_at(2000), all = kernel_at(120);
+  CHECK(whole.guarded_block_fraction == 0);
+  CHECK(loads_of(whole) == Approx(whole.threads_per_block * 256 * (4 + 4)));
+  // 2000 columns: 15 of 16 block columns full; 2000 rows: 62 of 63 block rows full.
+  CHECK(some.guarded_block_fraction == Approx(1 - (15.0 / 16) * (62.0 / 63)));
+  // 120 columns in a 128-column tile: every block is a tail, each of its 120x32 points loading its
+  // own a and b at each of the 256 steps.
+  CHECK(all.guarded_block_fraction == 1);
+  CHECK(loads_of(all) == Approx(120 * 32 * 256 * 2));
+  // A block of the same tile does more work as a tail: the loads' addresses and a branch per point.
+  CHECK(all.ops_per_block > whole.ops_per_block + 256 * 16 * all.threads_per_block);
+}
+
+// The search decides `out` before `prod`: without the lookahead (build_kernel_model) it ranked
+// out's tilings with prod read from memory, all alike, and never kept a tile that a register
+// reduction pays off on (conv_layer and mat_mul stayed at rows per thread).
+TEST_CASE("the search holds a reduction in registers over a tile of points in two dimensions",
+          "[schedule][constructs]") {
+  auto inst = instantiate_generator("register_tile_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  AutoschedulerOptions options;
+  options.time_budget_s = 600;  // two Funcs: milliseconds, whatever the machine's load
+  const ScheduleResult r = schedule_pipeline(inst.pipeline, dag, options);
+  INFO(r.schedule_code);
+  CHECK(uses(r, "reduction fused per thread (registers)"));
+  CHECK((uses(r, "2-D points per thread") || uses(r, "points per thread along x")));
 }

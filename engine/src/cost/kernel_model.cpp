@@ -26,6 +26,13 @@ struct FuncInKernel {
   bool reached = false;
 };
 
+// Halide 14's CUDA runtime loads every module with a cap of 64 registers per thread
+// (CU_JIT_MAX_REGISTERS): the H200's CUPTI traces show 64 for every heavy kernel, whatever ptxas
+// would use uncapped. Past it, ptxas spills to local memory.
+constexpr double kHalideCudaRegisterCap = 64;
+// Registers a thread holds besides the values of its loads: indices, pointers, loop state.
+constexpr double kBaseRegisters = 24;
+
 double full_extent_of(const PipelineDag &dag, const std::string &name, size_t dim) {
   if (const FuncNode *f = dag.find(name)) return dim < f->region.size() ? double(f->region[dim].extent()) : 1.0;
   for (const InputNode &in : dag.inputs)
@@ -90,6 +97,7 @@ public:
       : dag_(dag), state_(state), gpu_(gpu), root_(root), stage_(stage) {}
 
   KernelModel build() {
+    register_tile_ = stage_ + 1 == int(state_.decisions[root_].tilings.size()) ? register_tile_reduction(dag_, root_) : -1;
     KernelModel km;
     km.root = root_;
     km.stage = stage_;
@@ -99,6 +107,7 @@ public:
     km.threads_per_block = double(tiling.single_thread ? 1 : tiling.threads_per_block());
 
     unrolled_root_ = root_unrolled(tiling);
+    km.guarded_block_fraction = guarded_fraction_ = guarded_block_fraction(tiling);
     per_thread_ = propagate(tiling, /*per_thread=*/true, km);
     std::vector<FuncInKernel> per_block = propagate(tiling, /*per_thread=*/false, km);
     // A block touches no more distinct elements than its loads read. Only a footprint guessed
@@ -111,6 +120,25 @@ public:
   }
 
 private:
+  // GuardWithIf tails of register blocking: Halide splits the block loop of a loop run as
+  // unrolled points per thread into full tiles and a tail, and compiles the tail's blocks as a
+  // copy of the kernel where each unrolled point sits in an `if` of its own. There no load is
+  // shared between points (each point reloads what its neighbours read) and each point branches.
+  // The fraction of blocks that run that copy: those with a partial tile along any such loop.
+  // A tile longer than the loop's extent makes every block a tail (conv_layer's 64 columns per
+  // block over 56: 120 loads and 158 branches per 96 multiply-adds in the PTX of the copy that
+  // ran, 22 loads and 1 branch in the unused one; measured 4.5 ms on the H200, docs/PERFORMANCE.md).
+  static double guarded_block_fraction(const StageTiling &tiling) {
+    if (tiling.single_thread || tiling.atomic || tiling.privatized) return 0;
+    double full_tiles = 1;
+    for (size_t i = 0; i < tiling.vars.size(); i++) {
+      if (!tiling.tiled(i) || tiling.serial[i] <= 1) continue;
+      const double extent = double(std::max<int64_t>(1, tiling.extents[i])), tile = double(tiling.tile(i));
+      full_tiles *= std::floor(extent / tile) / std::ceil(extent / tile);
+    }
+    return 1.0 - full_tiles;
+  }
+
   // Extent of each loop of the root stage per block (or per thread).
   std::map<std::string, double> root_loop_extents(const StageTiling &tiling, bool per_thread) const {
     const StageNode &stage = dag_.funcs[root_].stages[stage_];
@@ -304,8 +332,12 @@ private:
     // thread along x or in two dimensions it could not bound the fused Func's per-thread region
     // ("unable to infer constant upper bound on extent of realization": random pipelines 3080,
     // 3160s and 1018's walk 4).
+    // Not so for a register tile reduction (register_tile_reduction): read only at the kernel's
+    // own points, its per-thread region is the thread's tile, which Halide 14 bounds (checked on
+    // conv_layer and mat_mul with 4x4 tiles: their accumulators in registers, no local memory).
     const int blocked_loops = int(std::count_if(tiling.serial.begin(), tiling.serial.end(), [](int64_t s) { return s > 1; }));
-    if (blocked_loops > 1 || (!tiling.serial.empty() && tiling.serial[0] > 1)) return false;
+    const bool blocked_in_x = !tiling.serial.empty() && tiling.serial[0] > 1;
+    if ((blocked_loops > 1 || blocked_in_x) && c != register_tile_) return false;
     const std::vector<std::string> loops = root_loops_of(c);
     return std::find(loops.begin(), loops.end(), "*") == loops.end();
   }
@@ -366,6 +398,7 @@ private:
   void visit_stage(int c, const StageNode &stage, const std::map<std::string, double> &loop_extent, double evals,
                    const Unrolled *unrolled, std::vector<FuncInKernel> &info, bool per_thread, KernelModel &km) {
     const FuncNode &consumer = dag_.funcs[c];
+    if (unrolled && !per_thread) guard_branches_per_block_ += guarded_fraction_ * evals;
     std::string thread_var;
     if (info[c].stride.dim >= 0 && info[c].stride.dim < int(consumer.args.size()))
       thread_var = consumer.args[info[c].stride.dim];
@@ -373,6 +406,12 @@ private:
       const int p = dag_.index_of(a.producer);
       if (p == c && c != root_) continue;  // a fused reduction's accumulator: registers or shared memory
       const double loads = evals * double(a.calls_per_point);
+      // A boundary condition: a clamped index (not affine, a constant window per point) in the
+      // kernel's own stage or a Func inlined into it (charge_join_spills).
+      const bool clamped_window = std::all_of(a.points_per_consumer_point.begin(), a.points_per_consumer_point.end(),
+                                              [](int64_t n) { return n > 0; });
+      if (!per_thread && !a.is_affine && clamped_window && (c == root_ || state_.decisions[c].level == ComputeLevel::Inline))
+        reads_through_clamp_ = true;
       // The kernel's stage reads a Func fused per slab: its box is one slab's.
       const std::map<std::string, double> &extents = c == root_ && per_slab(p) ? slab_extents_ : loop_extent;
       std::vector<double> box(a.region_min.size());
@@ -398,7 +437,9 @@ private:
         if (!pi.reached || pi.stride.dim < 0) pi.stride = stride;
         pi.reached = true;
         if (!per_thread && state_.decisions[p].level != ComputeLevel::Inline) fused_loads_[p] += loads;
-        if (!per_thread) address_ops_per_block_ += 2.0 * loads;
+        // An inlined Func is substituted, not loaded, and a Func in registers has no address:
+        // only shared-memory loads compute one.
+        if (!per_thread && state_.decisions[p].level == ComputeLevel::Block) address_ops_per_block_ += 2.0 * loads;
         if (!per_thread && state_.decisions[p].level == ComputeLevel::Block && stride.dim == 0)
           bank_conflicts_[p] = std::max(bank_conflicts_[p], std::fabs(stride.coef) >= 2 ? std::fabs(stride.coef) : 1.0);
         continue;
@@ -423,9 +464,12 @@ private:
         for (size_t d = 0; d < box.size(); d++)
           distinct *= region_extent(a, d, unrolled->extents, full_extent_of(dag_, a.producer, d));
         issued = std::min(loads, distinct * unrolled->passes_per_block);
+        // Guarded tail blocks load per point (guarded_block_fraction).
+        issued += guarded_fraction_ * (loads - issued);
       }
       read->loads_per_block += issued;
       address_ops_per_block_ += 2.0 * issued;
+
       const double threads_x = km.tiling && km.tiling->innermost_thread_loop() >= 0
                                    ? double(km.tiling->threads[km.tiling->innermost_thread_loop()])
                                    : 1.0;
@@ -455,8 +499,12 @@ private:
     km.wasted_points_fraction = covered > needed ? 1.0 - needed / covered : 0.0;
 
     double shared_bytes = 0, thread_points = 0;
-    // Address arithmetic: about two integer operations per load (counted by visit_stage).
+    double thread_reduction_steps = 0, thread_reduction_bytes = 0, thread_reduction_taps = 1;  ///< reductions fused per thread
+    // Address arithmetic: about two integer operations per global or shared-memory load (counted
+    // by visit_stage; none for inlined Funcs or registers).
     km.ops_per_block += address_ops_per_block_;
+    // A compare and branch per guarded point (and reduction step) in the tail blocks.
+    km.ops_per_block += 2.0 * guard_branches_per_block_;
     for (int c = root_; c >= 0; c--) {
       if (!per_block[c].reached) continue;
       const FuncDecision &d = state_.decisions[c];
@@ -501,6 +549,29 @@ private:
           if (!loops[k].empty() && loops[k] != "*" && is_block_loop(tiling, loops[k])) fused.block_dims.push_back(int(k));
       }
       const double bytes = double(dag_.funcs[c].bytes_per_point());
+      if (d.level == ComputeLevel::Thread && fused.stages > 1) {
+        // A reduction computed per thread: the thread runs its reduction steps one after another,
+        // all of its points unrolled inside each step (their accumulators independent, their
+        // loads issued together), so its chain is the reduction's steps, not steps x points.
+        // In registers, its taps are unrolled too (unrolled_taps): their steps overlap as a root
+        // update's unrolled steps do (the accumulators never go to memory, so no step's loads
+        // wait on another's stores).
+        double steps = 0, taps = 1;
+        for (size_t k = 1; k < dag_.funcs[c].stages.size(); k++) {
+          double n = 1;
+          for (const LoopDim &loop : dag_.funcs[c].stages[k].loops)
+            if (loop.is_rvar) n *= double(std::max<int64_t>(1, loop.estimate.extent()));
+          steps += n;
+          if (fused.in_registers) taps = std::max(taps, double(unrolled_taps(dag_.funcs[c].stages[k])));
+        }
+        if (steps > 1 && steps >= thread_reduction_steps) {
+          thread_reduction_steps = steps;
+          thread_reduction_taps = taps;
+        }
+        double region = 1;
+        for (const Span &sp : dag_.funcs[c].region) region *= double(std::max<int64_t>(1, sp.extent()));
+        thread_reduction_bytes += region * bytes;
+      }
       if (d.level == ComputeLevel::Block) {
         fused.bytes_per_block = per_block[c].evals / repeats(c) * bytes;  // one slab at a time
         shared_bytes += fused.bytes_per_block;
@@ -539,6 +610,12 @@ private:
       km.reduction_bytes = region_points * double(root.bytes_per_point());
       for (const GlobalRead &g : km.global_reads) km.reduction_bytes += g.full_region * g.bytes_per_element;
     }
+    if (thread_reduction_steps > 0 && km.serial_steps_per_thread == 0) {
+      km.serial_steps_per_thread = thread_reduction_steps;
+      km.unrolled_steps = thread_reduction_taps;
+      km.reduction_bytes = thread_reduction_bytes;
+      for (const GlobalRead &g : km.global_reads) km.reduction_bytes += g.full_region * g.bytes_per_element;
+    }
     const int inner = tiling.single_thread ? -1 : tiling.innermost_thread_loop();
     ThreadStride store_group = per_block[root_].stride;
     store_group.coef /= points_along_x();
@@ -574,6 +651,7 @@ private:
 
     if (tiling.atomic || tiling.privatized) km.store_instruction_efficiency = km.store_efficiency;
     if (!tiling.single_thread && !tiling.privatized) charge_idle_lanes(tiling, km);
+    charge_join_spills(tiling, km);
     // Register blocking unrolls a thread's points; a privatized scatter loops over them.
     const double unrolled = tiling.privatized ? 1 : double(tiling.points_per_thread());
     km.registers_per_thread = 24 + 2 * unrolled * double(root.types.size()) + thread_points;
@@ -593,6 +671,31 @@ private:
       km.valid = false;
       km.invalid_reason = "too many registers per block";
     }
+  }
+
+  // Registers spilled where the guarded copies of a kernel's tile meet (max_filter on the H200,
+  // 2026-12-02: `output` predicted 0.197 ms, measured 3.38 ms). Halide splits a tile with
+  // GuardWithIf tails into guarded and unguarded copies of the thread's points; with a clamped
+  // read in the kernel (a boundary condition inlined into it) LLVM merged the copies' last point
+  // into one block reached from each copy, so every address that point loads (64 bits, two
+  // registers) is live where they meet: 120 loads a point needed 238-255 registers, and under
+  // the runtime's cap of 64 ptxas spilled 2.4-11 KB per thread. The same kernels with the
+  // boundary condition computed at root, or with a Func fused per block (no guarded copies of
+  // the block's loop), spill under 0.2 KB (docs/PERFORMANCE.md, 2026-12-02, branch `serial2`).
+  // Charged: the registers over the cap, stored and loaded back once per point, in L2 (the
+  // stack frames of a block's threads outgrow L1).
+  void charge_join_spills(const StageTiling &tiling, KernelModel &km) const {
+    if (!reads_through_clamp_ || tiling.single_thread || tiling.atomic || tiling.privatized) return;
+    if (stage_ > 0 || km.points_per_block <= 0) return;
+    for (const FusedFunc &f : km.fused)
+      if (f.level == ComputeLevel::Block) return;
+    double loads_per_point = 0;
+    for (const GlobalRead &g : km.global_reads) loads_per_point += g.loads_per_block / km.points_per_block;
+    // Up to about as many loads a point as the cap has registers, ptxas copes (the examples'
+    // kernels with 20-60 loads a point and a boundary condition inlined spill 0-124 bytes).
+    if (loads_per_point <= kHalideCudaRegisterCap) return;
+    const double live = kBaseRegisters + 2.0 * loads_per_point;
+    km.spill_bytes = km.blocks * km.points_per_block * (live - kHalideCudaRegisterCap) * 4.0 * 2.0;
   }
 
   // The thread block Halide launches and the lanes it leaves idle (KernelModel::block_shape,
@@ -653,14 +756,68 @@ private:
   mutable std::map<int, bool> translations_;                    ///< read_by_translations()
   mutable std::map<int, std::vector<std::string>> root_loops_;  ///< root_loops_of()
   double address_ops_per_block_ = 0;
+  double guarded_fraction_ = 0;          ///< guarded_block_fraction() of the kernel's tiling
+  double guard_branches_per_block_ = 0;  ///< guarded points per block (visit_stage), averaged over blocks
+  int register_tile_ = -1;  ///< register_tile_reduction() of the kernel, when this is its last stage
+  bool reads_through_clamp_ = false;  ///< visit_stage: a boundary condition read in the kernel's code
   double slabs_ = 1;                                 ///< set_slabs()
   std::map<std::string, double> slab_extents_;       ///< set_slabs(): empty when not staged
 };
 
 }  // namespace
 
+bool updates_accumulate_in_place(const FuncNode &f) {
+  for (size_t s = 1; s < f.stages.size(); s++) {
+    std::vector<std::string> pure;
+    for (const LoopDim &loop : f.stages[s].loops) {
+      if (loop.is_rvar) continue;
+      if (!loop.is_pure) return false;
+      pure.push_back(loop.var);
+    }
+    if (pure != f.args) return false;
+  }
+  return true;
+}
+
+int64_t unrolled_taps(const StageNode &update) {
+  for (const LoopDim &loop : update.loops)
+    if (loop.is_rvar) {
+      const int64_t extent = loop.estimate.extent();
+      return extent >= 2 && extent <= 8 ? extent : 1;
+    }
+  return 1;
+}
+
+int register_tile_reduction(const PipelineDag &dag, int root) {
+  const FuncNode &f = dag.funcs[root];
+  if (!f.is_output || f.has_extern_definition || f.stages.size() != 1) return -1;
+  for (const ProducerAccess &a : f.stages[0].accesses) {
+    const int p = dag.index_of(a.producer);
+    if (p < 0 || !a.is_pointwise) continue;
+    const FuncNode &g = dag.funcs[size_t(p)];
+    if (g.stages.size() < 2 || g.is_output || g.has_extern_definition || g.args.empty() ||
+        g.stages[0].has_rvars() || g.consumers.size() != 1 || !updates_accumulate_in_place(g))
+      continue;
+    return p;
+  }
+  return -1;
+}
+
 KernelModel build_kernel_model(const PipelineDag &dag, const ScheduleState &state, int root, int stage,
                                const GpuProfile &gpu) {
+  const FuncDecision &d = state.decisions[root];
+  const int reduction = d.level == ComputeLevel::Root && stage + 1 == int(d.tilings.size())
+                            ? register_tile_reduction(dag, root)
+                            : -1;
+  if (reduction >= 0 && !state.decided[reduction]) {
+    ScheduleState ahead = state;  // shares the root's decision (and its tiling, km.tiling)
+    ahead.decide(reduction, FuncDecision{ComputeLevel::Thread, root, {}});
+    KernelModel km = KernelBuilder(dag, ahead, gpu, root, stage).build();
+    const bool held = km.valid && std::any_of(km.fused.begin(), km.fused.end(), [&](const FusedFunc &f) {
+                        return f.func == reduction && f.in_registers;
+                      });
+    if (held) return km;
+  }
   return KernelBuilder(dag, state, gpu, root, stage).build();
 }
 

@@ -63,6 +63,9 @@ struct KernelModel {
   double threads_per_block = 1;
   double points_per_block = 0;   ///< of the root stage
   double wasted_points_fraction = 0;  ///< tails: tile points beyond the region
+  /// Blocks whose tile runs past the region along a loop of unrolled points per thread: Halide
+  /// compiles them as a guarded copy that shares no loads between points (register blocking lost).
+  double guarded_block_fraction = 0;
   double ops_per_block = 0;      ///< arithmetic of the root stage, inlined Funcs and fused Funcs
   double math_ops_per_block = 0; ///< transcendental functions
   double store_bytes = 0;        ///< whole kernel: the points it writes (an update: those its loops reach)
@@ -86,6 +89,9 @@ struct KernelModel {
   double store_efficiency = 1;   ///< of the warps' stores over a thread's unrolled points (sectors)
   double store_instruction_efficiency = 1;  ///< of one store instruction of a warp
   double registers_per_thread = 32;
+  /// Local-memory traffic of registers spilled over the whole kernel (bytes stored and loaded
+  /// back): see KernelBuilder::charge_join_spills in kernel_model.cpp.
+  double spill_bytes = 0;
   /// Atomic scatters: read-modify-writes to global memory over the whole kernel, and per block
   /// to a privatized copy in shared memory, spread over `atomic_addresses` points of the Func.
   double global_atomics = 0;
@@ -97,11 +103,33 @@ struct KernelModel {
   std::string invalid_reason;
 };
 
+/// Every update of `f` accumulates into each point in place (`f(x, y) += ...`): its loops other
+/// than the reduction's are exactly f's pure variables, in order.
+bool updates_accumulate_in_place(const FuncNode &f);
+
+/// The reduction a kernel holds in registers per thread over a register tile ("reduction fused
+/// per thread (registers)", docs/ARCHITECTURE.md): a Func with updates that each accumulate in
+/// place, read only by `root`, an output with one stage, and only at the point being computed
+/// (`output(c, x) = g(conv(c, x))`). Each thread then computes exactly its own tile of it, so
+/// its box is the tile, of a constant size whatever the tail, even with points per thread along
+/// x or in two dimensions (which Halide 14 cannot bound for Funcs read at other translations).
+/// -1 when `root` has none.
+int register_tile_reduction(const PipelineDag &dag, int root);
+
+/// A reduction fused per thread in registers: the extent of its update `stage`'s innermost
+/// reduction loop when that loop is a few taps (2..8 steps, a convolution's kernel width), which
+/// state_to_spec unrolls inside each thread around the unrolled tile; 1 otherwise.
+int64_t unrolled_taps(const StageNode &update);
+
 /// Kernels of the decided part of a state. Undecided producers are read as if stored at root.
 std::vector<KernelModel> build_kernel_models(const PipelineDag &dag, const ScheduleState &state,
                                              const struct GpuProfile &gpu);
 
-/// The kernel computing a given stage of a Root Func in `state`.
+/// The kernel computing a given stage of a Root Func in `state`. A register tile reduction of
+/// the root (register_tile_reduction) not decided yet is costed fused per thread into it when it
+/// can live in registers there (a lookahead: the search decides consumers first, and the kernel's
+/// tiling is worth what the reduction makes of it; its own decision comes next).
+
 KernelModel build_kernel_model(const PipelineDag &dag, const ScheduleState &state, int root, int stage,
                                const GpuProfile &gpu);
 

@@ -15,6 +15,28 @@ std::string short_type_name(const Type &t) {
 
 namespace {
 
+// Arithmetic instructions a math library call runs besides its one special-function-unit
+// operation (CUDA's libdevice routines, which Halide's PTX back end calls, in their usual path,
+// not counting rare slow paths). A "math" op is charged at the SFU rate, an eighth of the FP32
+// rate on the H200: that is right for a bare reciprocal square root but charges pow, which
+// takes its logarithm in extended precision, then the exponential, then the special cases, as
+// if it were one instruction (camera_pipe's tone curve inlined into its output: 14.7 M pow calls
+// predicted 3.5 us, the kernel measured 3x its prediction). Rounding calls are one instruction.
+int64_t library_routine_ops(const std::string &name) {
+  struct Routine {
+    const char *prefix;
+    int64_t ops;
+  };
+  static const Routine routines[] = {
+      {"pow_", 55},  {"atan2_", 30}, {"atan_", 25}, {"asin_", 25}, {"acos_", 25}, {"tan_", 30},
+      {"sinh_", 20}, {"cosh_", 20},  {"tanh_", 20}, {"asinh_", 30}, {"acosh_", 30}, {"atanh_", 30},
+      {"sin_", 20},  {"cos_", 20},   {"log_", 18},  {"exp_", 7},   {"sqrt_", 7},
+  };
+  for (const Routine &r : routines)
+    if (name.rfind(r.prefix, 0) == 0) return r.ops;
+  return 0;
+}
+
 class OperationCounter : public IRGraphVisitor {
 public:
   OpCounts counts;
@@ -63,6 +85,9 @@ private:
       count("bitwise", op->type);
     } else if (op->call_type == Call::PureExtern) {
       count("math", op->type);
+      // Counted with the basic arithmetic (ArithmeticOps::basic), at the FP32 rate.
+      if (const int64_t extra = library_routine_ops(op->name))
+        counts["libm." + short_type_name(op->type)] += extra;
     } else if (op->is_intrinsic(Call::absd) || op->is_intrinsic(Call::abs)) {
       count("sub", op->type);
     } else if (op->call_type == Call::PureIntrinsic || op->call_type == Call::Intrinsic) {

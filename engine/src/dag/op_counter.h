@@ -10,7 +10,9 @@ namespace hlsched {
 
 /// Operation counts of the expressions (after common-subexpression elimination), keyed
 /// "kind.type": "add.f32", "mul.i32", "cmp.u8", "select.f32", "load.u16", "cast.f32",
-/// "math.f32" (exp, log, sqrt, pow, trig...), "bitwise.u32", "store.f32" (one per value).
+/// "math.f32" (exp, log, sqrt, pow, trig...), "bitwise.u32", "store.f32" (one per value), and
+/// "libm.f32": the arithmetic instructions the math calls' library routines run besides their
+/// special-function operation (pow: 55), counted as basic arithmetic.
 OpCounts count_operations(const std::vector<Halide::Expr> &exprs);
 
 /// Short type name: "f32", "u8", "i32", "bool".

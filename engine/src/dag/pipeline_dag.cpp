@@ -148,7 +148,10 @@ std::vector<ProducerAccess> describe_accesses(const Function &f, const Definitio
   Scope<Interval> scope = point_scope(f, def, is_update);
   std::map<std::string, Box> boxes;
   for (const Expr &e : definition_exprs(def, is_update)) {
-    e.accept(&counter);
+    // Call sites after common-subexpression elimination, as the operations are counted: a Func
+    // read twice at one point (harris's det reads Sxy(x, y) twice) is evaluated, or inlined
+    // and computed, once in the generated code.
+    common_subexpression_elimination(e).accept(&counter);
     for (auto &[name, box] : boxes_required(e, scope)) merge_boxes(boxes[name], box);
   }
 
@@ -172,7 +175,8 @@ std::vector<ProducerAccess> describe_accesses(const Function &f, const Definitio
       access.is_affine = access.is_affine && lo_a.is_affine && hi_a.is_affine;
       int64_t extent = -1;
       if (lo.defined() && hi.defined()) {
-        if (const int64_t *c = as_const_int(simplify(hi - lo + 1))) extent = *c;
+        const Expr span = simplify(hi - lo + 1);  // as_const_int points into it: keep it alive
+        if (const int64_t *c = as_const_int(span)) extent = *c;
       }
       access.points_per_consumer_point.push_back(extent);
       bool own_point = producer && d < producer->args().size() && lo_a.is_affine && hi_a.is_affine &&
@@ -243,7 +247,8 @@ void bound_varying_windows(StageNode &stage, const Function &f, const Definition
       const Interval &window = it->second[d];
       if (a.points_per_consumer_point[d] > 0 || !window.is_bounded()) continue;
       const Interval size = bounds_of_expr_in_scope(simplify(window.max - window.min + 1), ranges);
-      const int64_t *largest = size.has_upper_bound() ? as_const_int(simplify(size.max)) : nullptr;
+      const Expr upper = size.has_upper_bound() ? simplify(size.max) : Expr();  // as_const_int points into it
+      const int64_t *largest = upper.defined() ? as_const_int(upper) : nullptr;
       if (largest && *largest > 0) a.points_per_consumer_point[d] = *largest;
     }
   }

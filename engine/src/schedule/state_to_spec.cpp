@@ -271,7 +271,8 @@ std::vector<StageSchedule> schedule_block_fused(const FuncNode &f, const StageTi
 
 // A Func computed per thread: in registers, its points unrolled (constant indices), and each
 // update's points inside its reduction loops, so every reduction step updates all of the
-// thread's accumulators from the values it loads once (register blocking). Only for Funcs read
+// thread's accumulators from the values it loads once (register blocking); a few taps of the
+// innermost reduction loop unrolled around them. Only for Funcs read
 // at translations of the kernel's points (FusedFunc::in_registers): their per-thread region has
 // a constant size, which Halide needs to unroll them and to keep them in registers.
 std::vector<StageSchedule> schedule_thread_fused(const FuncNode &f, const FusedFunc &fused, bool fused_block_loops,
@@ -293,14 +294,29 @@ std::vector<StageSchedule> schedule_thread_fused(const FuncNode &f, const FusedF
   for (size_t s = 1; s < f.stages.size(); s++) {
     StageSchedule update;
     update.stage = int(s);
-    std::vector<std::string> order = f.args;
+    std::vector<std::string> reductions;
     for (const LoopDim &l : f.stages[s].loops)
-      if (l.is_rvar) {
-        update.rvars.push_back(l.var);
-        order.push_back(l.var);
-      }
-    if (!update.rvars.empty() && !unrolled.empty()) update.directives.push_back(Directive{Kind::Reorder, order});
+      if (l.is_rvar) reductions.push_back(l.var);
+    update.rvars = reductions;
+    // A few taps (unrolled_taps) unrolled around the tile: split by their estimated count with a
+    // guard, so another count at run time stays correct (declared RVars: splitting a reduction
+    // loop makes reduction loops).
+    const int64_t taps = unrolled_taps(f.stages[s]);
+    std::string tap_loop;
+    if (taps > 1) {
+      LoopNames fresh(f.stages[s]);
+      const std::string r = reductions.front(), outer = fresh.make(r, "o"), inner = fresh.make(r, "i");
+      update.rvars.insert(update.rvars.end(), {outer, inner});
+      update.directives.push_back(Directive{Kind::Split, {r, outer, inner}, {taps}, kGuard});
+      reductions.front() = outer;
+      tap_loop = inner;
+    }
+    std::vector<std::string> order = f.args;
+    if (!tap_loop.empty()) order.push_back(tap_loop);
+    order.insert(order.end(), reductions.begin(), reductions.end());
+    if (!unrolled.empty()) update.directives.push_back(Directive{Kind::Reorder, order});
     for (const std::string &v : unrolled) update.directives.push_back(Directive{Kind::Unroll, {v}});
+    if (!tap_loop.empty()) update.directives.push_back(Directive{Kind::Unroll, {tap_loop}});
     stages.push_back(update);
   }
   return stages;

@@ -72,7 +72,7 @@ private:
                                     const std::vector<bool> &frozen, const ScheduleState *frozen_source, Frozen mode);
   bool warm_pass(const ScheduleState &previous, SearchOutcome &outcome);
   const std::vector<DecisionPtr> &standalone(int func, bool coarse);
-  std::vector<DecisionPtr> sample(std::vector<DecisionPtr> options);
+  std::vector<DecisionPtr> sample(std::vector<DecisionPtr> options, int func);
   Beam select(Beam candidates, int beam_size) const;
   /// Adds a pass's final beam to the outcome's candidates.
   static void add_finalists(const Beam &beam, SearchOutcome &outcome);
@@ -107,6 +107,8 @@ private:
   /// Sampling of the update-option groups (own tilings, unrolled reduction loops) draws from its
   /// own stream, so that adding them leaves every other group's draws as they were.
   std::mt19937_64 update_options_rng_;
+  /// Draws the extra tail-free tilings of sample() (its own, so that the other draws stay as they were).
+  std::mt19937_64 tail_free_rng_;
   SearchStats stats_;
   double deadline_s_ = 0;
 };

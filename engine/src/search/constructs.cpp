@@ -47,6 +47,7 @@ const std::vector<std::string> &all_constructs() {
       "fused per block",
       "fused per thread",
       "reduction fused per block",
+      "reduction fused per thread (registers)",
       "fused into a kernel with updates",
       "update tiled independently",
       "unrolled reduction loop",
@@ -70,6 +71,8 @@ void add_decision_constructs(const PipelineDag &dag, size_t f, const FuncDecisio
       used.insert(d.level == ComputeLevel::Block ? "fused per block" : "fused per thread");
       if (d.per_slab) used.insert("copied per slab into shared memory");
       if (d.level == ComputeLevel::Block && dag.funcs[f].stages.size() > 1) used.insert("reduction fused per block");
+      if (d.level == ComputeLevel::Thread && dag.funcs[f].stages.size() > 1)
+        used.insert("reduction fused per thread (registers)");
       if (d.kernel_root >= 0 && dag.funcs[size_t(d.kernel_root)].stages.size() > 1)
         used.insert("fused into a kernel with updates");
       break;

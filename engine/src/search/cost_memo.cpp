@@ -21,7 +21,7 @@ using Hasher = ContentHash<0x2545f4914f6cdd1dULL>;
 // The file format: a magic line, the record count (uint64), fixed-size records (key, total
 // milliseconds), then the XXH3-64 of everything before it. Native byte order: the file stays
 // on the machine that wrote it.
-constexpr char kMagic[] = "hlsched-cost-memo-v12";  // a new cost model or layout: a new version
+constexpr char kMagic[] = "hlsched-cost-memo-v18";  // a new cost model or layout: a new version
 
 struct Record {
   uint64_t key;
@@ -72,7 +72,7 @@ uint64_t CostMemo::kernel_key(const std::vector<uint64_t> &content,
   for (const StageTiling &t : state.decisions[root].tilings) {
     for (size_t i = 0; i < t.vars.size(); i++) h.add(uint64_t(t.threads[i] * 1024 + t.serial[i]) * 2 + t.in_thread[i]);
     h.add(uint64_t(t.single_thread) | uint64_t(t.atomic) << 1 | uint64_t(t.privatized) << 2 |
-          uint64_t(t.reduction_unroll) << 3);
+          uint64_t(t.reduction_unroll) << 3 | uint64_t(t.slab) << 16);
   }
   // Everything the kernel reaches and how: computed inside (inline/fused) or read from memory.
   std::vector<int> pending = {root};
@@ -90,7 +90,9 @@ uint64_t CostMemo::kernel_key(const std::vector<uint64_t> &content,
                                       ((d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) &&
                                        d.kernel_root == root));
       h.add(content[p]);
-      h.add(inside ? uint64_t(d.level) + 1 : 0);
+      // Undecided apart from stored: a register tile reduction not decided yet is costed inside
+      // its kernel (build_kernel_model's lookahead), stored at root it is read from memory.
+      h.add(inside ? uint64_t(d.level) + 1 : decided ? 0 : 8);
       if (inside) pending.push_back(p);
     }
   }

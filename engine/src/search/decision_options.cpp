@@ -58,21 +58,6 @@ bool inline_is_sensible(const PipelineDag &dag, const FuncNode &f) {
   return pointwise || f.is_boundary_condition || ops <= 6 || calls * ops <= 40;
 }
 
-// Every update accumulates into each point in place (`f(x, y) += ...`): its loops other than
-// the reduction's are exactly f's pure variables, in order.
-bool updates_in_place(const FuncNode &f) {
-  for (size_t s = 1; s < f.stages.size(); s++) {
-    std::vector<std::string> pure;
-    for (const LoopDim &loop : f.stages[s].loops) {
-      if (loop.is_rvar) continue;
-      if (!loop.is_pure) return false;
-      pure.push_back(loop.var);
-    }
-    if (pure != f.args) return false;
-  }
-  return true;
-}
-
 bool fusion_is_legal(const FuncNode &f, ComputeLevel level) {
   if (f.is_output || f.has_extern_definition || f.stages[0].has_rvars()) return false;
   if (f.stages.size() == 1) return true;
@@ -82,7 +67,7 @@ bool fusion_is_legal(const FuncNode &f, ComputeLevel level) {
   // thread runs the reduction loops of its own points, in shared memory), which needs each
   // update to write the points of its pure loops only, in place: then the block's region is
   // the same for every stage and no two threads touch one point.
-  return updates_in_place(f) && !f.args.empty();
+  return updates_accumulate_in_place(f) && !f.args.empty();
 }
 
 // Storage per block or thread is sized from the consumers' index expressions; when those depend
@@ -208,7 +193,7 @@ bool shares_values_across(const PipelineDag &dag, const StageNode &stage, const 
 }
 
 std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse,
-                                        bool small_loops_in_thread) {
+                                        bool small_loops_in_thread, bool register_tiles) {
   StageTiling base = empty_tiling(stage, stage_index);
   if (base.single_thread) return {base};
   const std::vector<size_t> loops = thread_loops(base);
@@ -264,7 +249,10 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
   struct PerThread {
     int64_t x, y;
   };
-  static const PerThread per_thread[] = {{1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 8}, {2, 1}, {4, 1}, {2, 2}, {3, 3}};
+  std::vector<PerThread> per_thread = {{1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 8}, {2, 1}, {4, 1}, {2, 2}, {3, 3}};
+  // A kernel that holds a reduction in registers over its tile (register_tile_reduction): larger
+  // tiles, each loaded value reused by a row or column of accumulators at every reduction step.
+  if (register_tiles) per_thread.insert(per_thread.end(), {{2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}});
   for (int64_t t0 : widths)
     for (int64_t t1 : {1, 2, 4, 8, 16, 32}) {
       if (t1 > cap1) continue;
@@ -546,7 +534,8 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
   const StageTiling plain = empty_tiling(f.stages[0], 0);
   for (size_t i = 2; i < plain.vars.size() && !small_loops; i++)
     small_loops = shares_values_across(dag, f.stages[0], plain.vars[i]);
-  const std::vector<StageTiling> tilings = tiling_options(f.stages[0], 0, gpu, limits.coarse, small_loops);
+  const std::vector<StageTiling> tilings =
+      tiling_options(f.stages[0], 0, gpu, limits.coarse, small_loops, register_tile_reduction(dag, func) >= 0);
   std::optional<UpdateChoices> updates;
   for (size_t index = 0; index < tilings.size(); index++) {
     const StageTiling &tiling = tilings[index];

@@ -31,9 +31,11 @@ struct OptionLimits {
   const LearnedCostModel *model = nullptr;
 };
 
-/// Candidate GPU tilings of one stage. The first is the default (32 wide, 256 threads).
+/// Candidate GPU tilings of one stage. The first is the default (32 wide, 256 threads). With
+/// `register_tiles`, also the larger tiles of points per thread (2x4 to 8x4) that pay where the
+/// kernel holds a reduction in registers over them (register_tile_reduction).
 std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse,
-                                        bool small_loops_in_thread = false);
+                                        bool small_loops_in_thread = false, bool register_tiles = false);
 
 /// The tiling of an update stage, following the tiling chosen for the pure stage.
 StageTiling update_tiling(const StageNode &update, const StageTiling &pure, const GpuProfile &gpu);

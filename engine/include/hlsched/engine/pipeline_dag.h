@@ -47,7 +47,7 @@ using OpCounts = std::map<std::string, int64_t>;
 struct ProducerAccess {
   std::string producer;
   bool producer_is_input = false;
-  int64_t calls_per_point = 0;          ///< call sites in the stage's definition
+  int64_t calls_per_point = 0;          ///< distinct call sites in the stage's definition (after CSE)
   std::vector<AffineExpr> region_min;   ///< per producer dim: lowest coordinate one consumer point needs
   std::vector<AffineExpr> region_max;   ///< per producer dim: highest coordinate
   std::vector<int64_t> points_per_consumer_point;  ///< per dim extent when constant (else -1)

@@ -1,0 +1,89 @@
+// What the kernel model charges for inlined Funcs: a Func read twice at one point is computed
+// once (Halide's common-subexpression elimination), and an inlined Func is substituted, not
+// loaded, so it costs its arithmetic and no address arithmetic.
+// Cost: two small DAGs built in memory, no compile.
+#include <catch2/catch.hpp>
+
+#include "halide_test_support.h"
+#include "cost/kernel_model.h"
+#include "search/decision_options.h"
+#include "search/schedule_state.h"
+
+using namespace hlsched;
+
+namespace {
+
+int func_named(const PipelineDag &dag, const std::string &prefix) {
+  for (size_t f = 0; f < dag.funcs.size(); f++)
+    if (dag.funcs[f].name.rfind(prefix, 0) == 0) return int(f);
+  return -1;
+}
+
+Halide::ImageParam input_image() {
+  Halide::ImageParam in(Halide::Float(32), 2, "in");
+  in.dim(0).set_estimate(0, 512);
+  in.dim(1).set_estimate(0, 512);
+  return in;
+}
+
+// `out` computed by its default tiling, every other Func inlined: the output kernel's model.
+KernelModel output_kernel(const PipelineDag &dag, const GpuProfile &gpu) {
+  ScheduleState state(dag);
+  const int out = func_named(dag, "out");
+  REQUIRE(out >= 0);
+  for (size_t f = 0; f < dag.funcs.size(); f++)
+    if (int(f) != out) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+  for (const FuncDecision &d : standalone_options(dag, out, gpu, OptionLimits{}))
+    if (d.level == ComputeLevel::Root) {
+      state.decide(out, d);  // the default tiling comes first
+      break;
+    }
+  KernelModel km = build_kernel_model(dag, state, out, 0, gpu);
+  REQUIRE(km.valid);
+  return km;
+}
+
+}  // namespace
+
+TEST_CASE("a Func read twice at one point is one call, computed once when inlined", "[cost_model][kernel]") {
+  using namespace Halide;
+  ImageParam in = input_image();
+  Var x("x"), y("y");
+  Func sq("sq"), out("out");
+  sq(x, y) = in(x, y) * in(x, y) + 1.0f;
+  out(x, y) = sq(x, y) * sq(x, y) + sq(x + 1, y);
+  out.set_estimates({{0, 511}, {0, 512}});
+  const PipelineDag dag = build_pipeline_dag(Pipeline(out));
+  const int o = func_named(dag, "out");
+  REQUIRE(o >= 0);
+  int64_t calls = 0;
+  for (const ProducerAccess &a : dag.funcs[o].stages[0].accesses)
+    if (a.producer.rfind("sq", 0) == 0) calls = a.calls_per_point;
+  CHECK(calls == 2);  // sq(x, y) and sq(x + 1, y), not three call sites
+}
+
+TEST_CASE("an inlined Func adds its arithmetic to the kernel, no address arithmetic", "[cost_model][kernel]") {
+  using namespace Halide;
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  Var x("x"), y("y");
+
+  // The same arithmetic and the same loads, written as one Func or through an inlined one.
+  ImageParam a_in = input_image();
+  Func a_out("out");
+  a_out(x, y) = a_in(x, y) * 2.0f + 1.0f;
+  a_out.set_estimates({{0, 512}, {0, 512}});
+  const PipelineDag direct = build_pipeline_dag(Pipeline(a_out));
+
+  ImageParam b_in = input_image();
+  Func scaled("scaled"), b_out("out");
+  scaled(x, y) = b_in(x, y) * 2.0f;
+  b_out(x, y) = scaled(x, y) + 1.0f;
+  b_out.set_estimates({{0, 512}, {0, 512}});
+  const PipelineDag through = build_pipeline_dag(Pipeline(b_out));
+
+  const KernelModel one = output_kernel(direct, gpu), two = output_kernel(through, gpu);
+  CHECK(two.points_per_block == one.points_per_block);
+  // The inlined multiply and the add stay two instructions (they are not contracted across
+  // Funcs by the op counter); beyond that, nothing for the call.
+  CHECK(two.ops_per_block <= one.ops_per_block + one.points_per_block);
+}
