@@ -30,42 +30,44 @@ std::size_t skip_comment_or_literal(const std::string &text, std::size_t i) {
   return i;
 }
 
-// The offset of the first ',' or ';' (or closing bracket) at bracket depth 0 from `from`: where a
-// declarator that starts before `from` ends.
-std::size_t declarator_end(const std::string &text, std::size_t from) {
-  int depth = 0;
+// The first offset from `from` outside comments and literals where `stop(offset)` holds, or
+// text.size(): the scan both searches below share.
+template <typename Stop>
+std::size_t find_in_code(const std::string &text, std::size_t from, Stop stop) {
   for (std::size_t i = from; i < text.size();) {
     const std::size_t skipped = skip_comment_or_literal(text, i);
     if (skipped != i) {
       i = skipped;
       continue;
     }
-    const char c = text[i];
-    if (c == '(' || c == '{' || c == '[') depth++;
-    if (c == ')' || c == '}' || c == ']') {
-      if (depth == 0) return i;
-      depth--;
-    }
-    if (depth == 0 && (c == ',' || c == ';')) return i;
+    if (stop(i)) return i;
     i++;
   }
   return text.size();
 }
 
+// The offset of the first ',' or ';' (or closing bracket) at bracket depth 0 from `from`: where a
+// declarator that starts before `from` ends.
+std::size_t declarator_end(const std::string &text, std::size_t from) {
+  int depth = 0;
+  return find_in_code(text, from, [&](std::size_t i) {
+    const char c = text[i];
+    if (c == '(' || c == '{' || c == '[') depth++;
+    if (c == ')' || c == '}' || c == ']') {
+      if (depth == 0) return true;
+      depth--;
+    }
+    return depth == 0 && (c == ',' || c == ';');
+  });
+}
+
 // The end of the block that encloses `from` (the offset of its '}').
 std::size_t enclosing_block_end(const std::string &text, std::size_t from) {
   int depth = 0;
-  for (std::size_t i = from; i < text.size();) {
-    const std::size_t skipped = skip_comment_or_literal(text, i);
-    if (skipped != i) {
-      i = skipped;
-      continue;
-    }
+  return find_in_code(text, from, [&](std::size_t i) {
     if (text[i] == '{') depth++;
-    if (text[i] == '}' && depth-- == 0) return i;
-    i++;
-  }
-  return text.size();
+    return text[i] == '}' && depth-- == 0;
+  });
 }
 
 // Offsets of `word` as a whole identifier in [region.begin, region.end), outside comments and literals.
