@@ -92,10 +92,11 @@ void add_timing(json &result, const AnalysisOutcome &outcome) {
 }
 
 int run_schedule(const SourceOptions &options, const hlsched::AutoschedulerOptions &search, bool verify,
-                 const std::string &stmt_out) {
+                 const std::string &stmt_out, const std::string &decisions) {
   AnalysisRequest request = options.request("schedule");
   request.search = search;
   request.verify = verify;
+  if (!decisions.empty()) request.decisions_path = std::filesystem::absolute(decisions).string();
   AnalysisOutcome outcome = hlsched::server::analyze_generator(request);
   if (!outcome.ok()) return report_failure(outcome, options.json);
   add_timing(outcome.result, outcome);
@@ -205,13 +206,16 @@ int main(int argc, char **argv) {
 
   SourceOptions schedule_options;
   hlsched::AutoschedulerOptions search_options;
-  std::string stmt_out;
+  std::string stmt_out, decisions;
   bool verify = false;
   CLI::App *schedule = app.add_subcommand("schedule", "Find a GPU schedule for a generator and predict its runtime");
   schedule_options.add_to(schedule);
   hlsched::server::add_search_options(schedule, search_options);
   schedule->add_flag("--verify", verify, "Also compile the scheduled pipeline for the target");
   schedule->add_option("--stmt-out", stmt_out, "Write the lowered program of the scheduled pipeline here");
+  schedule->add_option("--decisions", decisions,
+                       "Rebuild and cost a saved schedule (the decisions of --json or --measure-out) with no search")
+      ->check(CLI::ExistingFile);
   // --measure (docs/COST_MODEL.md, "Measuring the best candidates"): the search's best K on a GPU.
   hlsched::dataset::MeasureRequest measure;
   schedule->add_option("--measure", measure.count,
@@ -318,13 +322,13 @@ int main(int argc, char **argv) {
   try {
     hlsched::server::setup_logging(log_level);
     if (*schedule && (schedule->count("--measure") || schedule->count("--measure-results"))) {
-      if (schedule_options.json || verify || !stmt_out.empty())
-        throw std::invalid_argument("--measure cannot be combined with --json, --verify or --stmt-out");
+      if (schedule_options.json || verify || !stmt_out.empty() || !decisions.empty())
+        throw std::invalid_argument("--measure cannot be combined with --json, --verify, --stmt-out or --decisions");
       measure.analysis = schedule_options.request("schedule");
       measure.analysis.search = search_options;
       return hlsched::dataset::measure_schedule(measure);
     }
-    if (*schedule) return run_schedule(schedule_options, search_options, verify, stmt_out);
+    if (*schedule) return run_schedule(schedule_options, search_options, verify, stmt_out, decisions);
     if (*dag) return run_dag(dag_options);
     if (*serve) return hlsched::server::lsp::run_serve(serve_options);
     if (*lower) return run_lower(lower_options, lower_target, lower_stmt);
