@@ -489,3 +489,68 @@ TEST_CASE("the search holds a reduction in registers over a tile of points in tw
   CHECK(uses(r, "reduction fused per thread (registers)"));
   CHECK((uses(r, "2-D points per thread") || uses(r, "points per thread along x")));
 }
+
+TEST_CASE("a Func fused per block covers a box larger than the block in unrolled rows of a widened block",
+          "[schedule][constructs][cost_model]") {
+  // Harris's luma for a 64x32 tile of 64x8 threads: a 68x36 box. The block widens to the 68
+  // columns and its 8 thread rows take 5 rows each, in one pass: 2,720 lanes for 2,448 points,
+  // where passes of the root's 64x8 threads took 2x5 passes (5,120 lanes).
+  const BlockFusedLayout halo = block_fused_layout({68, 36}, {64, 8, 1}, {64, 8}, 1024);
+  CHECK(halo.threads == std::vector<int64_t>{68, 8});
+  CHECK(halo.rows == std::vector<int64_t>{1, 5});
+  CHECK(halo.block_shape == std::vector<double>{68, 8, 1});
+  CHECK(halo.passes == 1);
+  // A box that fits the hardware's block is one pass, the block grown to it.
+  const BlockFusedLayout small = block_fused_layout({34, 10}, {32, 8, 1}, {32, 8}, 1024);
+  CHECK(small.threads == std::vector<int64_t>{34, 10});
+  CHECK(small.rows == std::vector<int64_t>{1, 1});
+  CHECK(small.block_shape == std::vector<double>{34, 10, 1});
+  // Far wider than the root's threads (an upsampling's producer): the columns in passes of the
+  // root's 32; far taller than 8 rows a thread: the rows in passes too.
+  const BlockFusedLayout wide = block_fused_layout({200, 300}, {32, 8, 1}, {32, 8}, 1024);
+  CHECK(wide.threads == std::vector<int64_t>{32, 8});
+  CHECK(wide.rows == std::vector<int64_t>{1, 1});
+  CHECK(wide.passes == std::ceil(200.0 / 32) * std::ceil(300.0 / 8));
+  CHECK(wide.block_shape == std::vector<double>{32, 8, 1});
+  // One loop: never rows along the innermost dimension (they would stride the warps' accesses).
+  const BlockFusedLayout line = block_fused_layout({2000}, {256, 1, 1}, {256}, 1024);
+  CHECK(line.rows == std::vector<int64_t>{1});
+  CHECK(line.threads == std::vector<int64_t>{256});
+
+  // In a schedule: stencil_small's walks, a Func per block with unrolled rows compiles, launches
+  // the block the layout says, and its CPU twin computes what compute_root computes.
+  const std::map<std::string, std::string> params = {{"radius", "4"}};
+  auto inst = instantiate_generator("stencil_small", default_gpu_target(), params);
+  PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  auto walks = sample_schedules(inst.pipeline, dag, AutoschedulerOptions{}, kMaxWalks, kSeed);
+  int index = -1;
+  for (size_t i = 0; i < walks.size() && index < 0; i++)
+    for (const FuncSchedule &f : walks[i].schedule.funcs)
+      if (f.level == ComputeLevel::Block && !f.stages.empty())
+        for (const Directive &d : f.stages[0].directives)
+          if (d.kind == Directive::Kind::Unroll) index = int(i);
+  REQUIRE(index >= 0);
+
+  auto gpu = instantiate_generator("stencil_small", default_gpu_target(), params);
+  ScheduleResult again = walk(gpu, index);
+  INFO(again.schedule_code);
+  apply_schedule(again.schedule, gpu.pipeline, ApplyMode::Gpu);
+  for (const std::string &extent : launch_thread_extents(compile_pipeline(gpu.pipeline, default_gpu_target()).lowered_stmt)) {
+    REQUIRE(is_number(extent));
+    CHECK(std::stoll(extent) <= 1024);
+  }
+
+  const Halide::Buffer<float> input = random_buffer<float>({61, 37}, 7, -4, 4);
+  auto reference = instantiate_generator("stencil_small", cpu_target(), params, false);
+  schedule_compute_root_everywhere(reference.pipeline);
+  auto cpu = instantiate_generator("stencil_small", cpu_target(), params);
+  apply_schedule(walk(cpu, index).schedule, cpu.pipeline, ApplyMode::Cpu);
+  Halide::Buffer<float> expected(61, 37), got(61, 37);
+  bind_input(reference.pipeline, "input", input);
+  bind_scalar(reference.pipeline, "gain", 1.5f);
+  Halide::Pipeline(reference.pipeline).realize(expected, cpu_target());
+  bind_input(cpu.pipeline, "input", input);
+  bind_scalar(cpu.pipeline, "gain", 1.5f);
+  Halide::Pipeline(cpu.pipeline).realize(got, cpu_target());
+  CHECK(count_differences(got, expected) == 0);
+}

@@ -91,6 +91,16 @@ double region_extent(const ProducerAccess &a, size_t d, const std::map<std::stri
   return std::clamp(std::ceil(extent), 1.0, std::max(1.0, full));
 }
 
+// Whether access `a` reads the same point for every iteration of loop `var`.
+bool invariant_in(const ProducerAccess &a, const std::string &var) {
+  for (size_t d = 0; d < a.region_min.size(); d++)
+    for (const AffineExpr *b : {&a.region_min[d], &a.region_max[d]}) {
+      auto it = b->coefficients.find(var);
+      if (!b->is_affine || (it != b->coefficients.end() && it->second != 0)) return false;
+    }
+  return true;
+}
+
 class KernelBuilder {
 public:
   KernelBuilder(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu, int root, int stage)
@@ -107,6 +117,7 @@ public:
     km.threads_per_block = double(tiling.single_thread ? 1 : tiling.threads_per_block());
 
     unrolled_root_ = root_unrolled(tiling);
+    unrolls_in_thread_ = unrolls_in_thread_loops(dag_, state_, root_, stage_);
     km.guarded_block_fraction = guarded_fraction_ = guarded_block_fraction(tiling);
     per_thread_ = propagate(tiling, /*per_thread=*/true, km);
     std::vector<FuncInKernel> per_block = propagate(tiling, /*per_thread=*/false, km);
@@ -392,6 +403,18 @@ private:
     return (d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) && d.kernel_root == root_;
   }
 
+  // How many iterations of the root stage's in-thread loops (StageTiling::in_thread) read the
+  // same value through access `a`: the product of the extents of those loops it does not follow.
+  double shared_across_in_thread_loops(const ProducerAccess &a) const {
+    const StageTiling &t = state_.decisions[root_].tilings.at(stage_);
+    if (t.single_thread || !unrolls_in_thread_) return 1;
+    double shared = 1;
+    for (size_t i = 0; i < t.vars.size(); i++)
+      if (t.in_thread[i] && invariant_in(a, t.vars[i])) shared *= double(std::max<int64_t>(1, t.extents[i]));
+    return shared;
+  }
+
+
   // Records what one stage of Func `c`, evaluated `evals` times per block (or thread) over loops
   // of `loop_extent`, reads. With `unrolled`, global loads count distinct addresses per unrolled
   // pass instead of one per call.
@@ -405,7 +428,10 @@ private:
     for (const ProducerAccess &a : stage.accesses) {
       const int p = dag_.index_of(a.producer);
       if (p == c && c != root_) continue;  // a fused reduction's accumulator: registers or shared memory
-      const double loads = evals * double(a.calls_per_point);
+      // The kernel's loops that run whole in each thread (unrolled: a few channels) share what
+      // does not follow them: the unrolled copies' common subexpressions are computed and loaded
+      // once per thread (unsharp's per-pixel ratio for its three channels).
+      const double loads = evals * double(a.calls_per_point) / (c == root_ ? shared_across_in_thread_loops(a) : 1.0);
       // A boundary condition: a clamped index (not affine, a constant window per point) in the
       // kernel's own stage or a Func inlined into it (charge_join_spills).
       const bool clamped_window = std::all_of(a.points_per_consumer_point.begin(), a.points_per_consumer_point.end(),
@@ -704,30 +730,21 @@ private:
   // when that fits the hardware limit; else it covers its box in passes shaped like the root's
   // thread tile. Every stage runs on the whole block, its extra lanes waiting.
   void charge_idle_lanes(const StageTiling &tiling, KernelModel &km) {
-    std::vector<double> shape, chunk;
+    std::vector<double> shape, root_threads;
     for (size_t i = 0; i < tiling.vars.size(); i++)
       if (tiling.tiled(i)) shape.push_back(double(tiling.threads[i]));
     for (size_t i = 0; i < tiling.vars.size(); i++)
-      if (tiling.threads[i] > 1) chunk.push_back(double(tiling.threads[i]));
+      if (tiling.threads[i] > 1) root_threads.push_back(double(tiling.threads[i]));
     shape.resize(3, 1);
-    chunk.resize(2, 1);
-    const double root_threads = shape[0] * shape[1] * shape[2];
-    std::map<int, double> passes;
+    const double root_threads_per_block = shape[0] * shape[1] * shape[2];
+    std::map<int, double> lanes_per_thread;  ///< passes x unrolled rows, per Func fused per block
     for (const FusedFunc &f : km.fused) {
       if (f.level != ComputeLevel::Block || f.func == root_) continue;
-      std::vector<double> dims;
-      for (size_t d = 0; d < f.box.size() && dims.size() < 2; d++)
-        if (f.box[d] > 1) dims.push_back(f.box[d]);
-      std::vector<double> grown = shape;
-      for (size_t k = 0; k < dims.size(); k++) grown[k] = std::max(grown[k], dims[k]);
-      if (grown[0] * grown[1] * grown[2] <= gpu_.max_threads_per_block) {
-        shape = grown;
-        passes[f.func] = 1;
-        continue;
-      }
-      double n = 1;
-      for (size_t k = 0; k < dims.size(); k++) n *= std::ceil(dims[k] / std::max(1.0, chunk[k]));
-      passes[f.func] = n;
+      const BlockFusedLayout layout = block_fused_layout(f.box, shape, root_threads, gpu_.max_threads_per_block);
+      shape = layout.block_shape;
+      double rows = 1;
+      for (int64_t r : layout.rows) rows *= double(r);
+      lanes_per_thread[f.func] = layout.passes * rows;
     }
     km.block_shape = shape;
     const double threads = shape[0] * shape[1] * shape[2];
@@ -736,12 +753,12 @@ private:
       if (f.level != ComputeLevel::Block || f.func == root_ || f.points_per_block <= 0) continue;
       const double ops = block_fused_ops_[f.func];
       block_fused_ops += ops;
-      const double lanes = passes[f.func] * threads * f.slabs;
+      const double lanes = lanes_per_thread[f.func] * threads * f.slabs;
       km.idle_lane_ops_per_block += ops / f.points_per_block * std::max(0.0, lanes - f.points_per_block);
     }
     // The root stage (with its inlined and per-thread Funcs) runs on its own threads only.
-    if (threads > root_threads)
-      km.idle_lane_ops_per_block += (km.ops_per_block - block_fused_ops) * (threads / root_threads - 1);
+    if (threads > root_threads_per_block)
+      km.idle_lane_ops_per_block += (km.ops_per_block - block_fused_ops) * (threads / root_threads_per_block - 1);
     km.threads_per_block = threads;
   }
 
@@ -759,12 +776,102 @@ private:
   double guarded_fraction_ = 0;          ///< guarded_block_fraction() of the kernel's tiling
   double guard_branches_per_block_ = 0;  ///< guarded points per block (visit_stage), averaged over blocks
   int register_tile_ = -1;  ///< register_tile_reduction() of the kernel, when this is its last stage
+  bool unrolls_in_thread_ = false;  ///< unrolls_in_thread_loops() of the kernel's stage
   bool reads_through_clamp_ = false;  ///< visit_stage: a boundary condition read in the kernel's code
   double slabs_ = 1;                                 ///< set_slabs()
   std::map<std::string, double> slab_extents_;       ///< set_slabs(): empty when not staged
 };
 
 }  // namespace
+
+BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::vector<double> &block_shape,
+                                    const std::vector<double> &root_threads, int64_t max_threads_per_block) {
+  BlockFusedLayout layout;
+  layout.block_shape = block_shape;
+  layout.block_shape.resize(3, 1);
+  for (size_t d = 0; d < box.size() && layout.dims.size() < 2; d++)
+    if (box[d] > 1) layout.dims.push_back(d);
+  const size_t n = layout.dims.size();
+  if (n == 0) return layout;  // a single point per block: one thread computes it
+  layout.threads.assign(n, 1);
+  layout.rows.assign(n, 1);
+  auto extent = [&](size_t k) { return std::ceil(box[layout.dims[k]]); };
+  auto volume = [](const std::vector<double> &shape) { return shape[0] * shape[1] * shape[2]; };
+
+  std::vector<double> grown = layout.block_shape;
+  for (size_t k = 0; k < n; k++) grown[k] = std::max(grown[k], extent(k));
+  if (volume(grown) <= double(max_threads_per_block)) {
+    for (size_t k = 0; k < n; k++) layout.threads[k] = int64_t(extent(k));
+    layout.block_shape = grown;
+    return layout;
+  }
+  std::vector<double> chunk = root_threads;
+  chunk.resize(2, 1);
+  for (double &c : chunk) c = std::max(1.0, c);
+  std::vector<double> shape = layout.block_shape;
+  // The second loop: the root's threads there, a few unrolled rows each.
+  if (n == 2) {
+    const double rows = std::ceil(extent(1) / chunk[1]);
+    if (rows <= double(BlockFusedLayout::kMaxRows)) {
+      layout.rows[1] = int64_t(rows);
+      layout.threads[1] = int64_t(std::ceil(extent(1) / rows));
+    } else {
+      layout.threads[1] = int64_t(chunk[1]);
+      layout.passes *= std::ceil(extent(1) / chunk[1]);
+    }
+    shape[1] = std::max(shape[1], double(layout.threads[1]));
+  }
+  // The first loop (the one stored innermost: never rows, which would stride the warps' accesses):
+  // its whole extent when the block can widen to it, within twice the root's threads there.
+  std::vector<double> wide = shape;
+  wide[0] = std::max(wide[0], extent(0));
+  if (extent(0) <= 2 * chunk[0] && volume(wide) <= double(max_threads_per_block)) {
+    layout.threads[0] = int64_t(extent(0));
+    shape = wide;
+  } else {
+    layout.threads[0] = int64_t(std::min(chunk[0], extent(0)));
+    layout.passes *= std::ceil(extent(0) / double(layout.threads[0]));
+    shape[0] = std::max(shape[0], double(layout.threads[0]));
+  }
+  if (volume(shape) > double(max_threads_per_block)) {
+    // The root's own chunk, in passes (the block stays as it was).
+    layout.passes = 1;
+    for (size_t k = 0; k < n; k++) {
+      layout.threads[k] = int64_t(std::min(chunk[k], extent(k)));
+      layout.rows[k] = 1;
+      layout.passes *= std::ceil(extent(k) / double(layout.threads[k]));
+    }
+    return layout;
+  }
+  layout.block_shape = shape;
+  return layout;
+}
+
+namespace {
+
+// Whether a stage, or a Func inlined into it (transitively), reads through a boundary condition:
+// a clamped index (not affine, a constant window per point), as KernelBuilder::visit_stage finds.
+bool reads_through_inlined_clamp(const PipelineDag &dag, const ScheduleState &state, const StageNode &s, int depth) {
+  if (depth > 64) return true;
+  for (const ProducerAccess &a : s.accesses) {
+    const bool window = std::all_of(a.points_per_consumer_point.begin(), a.points_per_consumer_point.end(),
+                                    [](int64_t n) { return n > 0; });
+    if (!a.is_affine && window) return true;
+    const int p = dag.index_of(a.producer);
+    if (p >= 0 && state.decided[p] && state.decisions[p].level == ComputeLevel::Inline &&
+        reads_through_inlined_clamp(dag, state, dag.funcs[p].stages[0], depth + 1))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool unrolls_in_thread_loops(const PipelineDag &dag, const ScheduleState &state, int func, int stage) {
+  const StageTiling &t = state.decisions[func].tilings.at(size_t(stage));
+  if (t.single_thread || std::find(t.in_thread.begin(), t.in_thread.end(), true) == t.in_thread.end()) return false;
+  return !reads_through_inlined_clamp(dag, state, dag.funcs[func].stages[size_t(stage)], 0);
+}
 
 bool updates_accumulate_in_place(const FuncNode &f) {
   for (size_t s = 1; s < f.stages.size(); s++) {

@@ -103,6 +103,36 @@ struct KernelModel {
   std::string invalid_reason;
 };
 
+/// How a Func computed per block covers its box with the kernel's threads: state_to_spec emits
+/// it and the kernel model charges its idle lanes from it. Its first two loops of extent > 1 go
+/// to thread dimensions 0 and 1: in one pass when the block can grow to the whole box. Otherwise
+/// the first loop spans its whole extent where the block can widen to it (a halo: 36 columns for
+/// a 32-wide block), else passes of the root's threads; and the second gets as many threads as
+/// the root has there, each computing a few rows unrolled (what experts write:
+/// `split(y, y, yi, 4).unroll(yi).gpu_threads(x, y)`), in passes only beyond kMaxRows rows.
+struct BlockFusedLayout {
+  static constexpr int64_t kMaxRows = 8;
+  std::vector<size_t> dims;          ///< the Func's dimensions spread over thread dimensions 0, 1
+  std::vector<int64_t> threads;      ///< threads along each (the extent of its thread loop)
+  std::vector<int64_t> rows;         ///< points per thread along each, unrolled (1: none)
+  std::vector<double> block_shape;   ///< the kernel's thread block once this Func is in it
+  double passes = 1;                 ///< serial passes per block over the box
+};
+
+/// `block_shape`: the kernel's block so far (3 extents); `root_threads`: the extents of the root
+/// stage's thread loops in order (those above 1).
+BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::vector<double> &block_shape,
+                                    const std::vector<double> &root_threads, int64_t max_threads_per_block);
+
+/// Whether stage `stage` of Root Func `func` runs its in-thread loops (StageTiling::in_thread: a
+/// few channels) unrolled, so that what their iterations share (a value read at a point that does
+/// not follow the loop) is loaded and computed once: the kernel model credits it. Not where the
+/// stage reads through a boundary condition inlined into it: there the unrolled copies add to the
+/// guarded copies' live registers (KernelBuilder::charge_join_spills), and
+/// depthwise_separable_conv's batch loop of 4, unrolled around its clamped 3x3 taps, ran 1.5x
+/// slower on the H200 (2026-12-02) than as a loop; bgu's output, its channels unrolled, 2.4x faster.
+bool unrolls_in_thread_loops(const PipelineDag &dag, const ScheduleState &state, int func, int stage);
+
 /// Every update of `f` accumulates into each point in place (`f(x, y) += ...`): its loops other
 /// than the reduction's are exactly f's pure variables, in order.
 bool updates_accumulate_in_place(const FuncNode &f);

@@ -67,7 +67,7 @@ std::vector<std::string> reduction_loops(const StageNode &stage, const StageTili
   return loops;
 }
 
-TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSchedule &out) {
+TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, bool unroll_in_thread, StageSchedule &out) {
   TiledLoops names;
   LoopNames fresh(stage);
   const std::vector<std::string> reductions = reduction_loops(stage, tiling, fresh, out, names.slab_loop);
@@ -110,16 +110,28 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSc
     serial_inner.push_back(rows);
   }
 
-  // Loops that run whole inside each thread, and loops that become one more block dimension.
-  std::vector<std::string> in_thread, extra_blocks;
+  // Loops that run whole inside each thread (a few channels), and loops that become one more
+  // block dimension. The former are unrolled where they share computed values
+  // (unrolls_in_thread_loops), split by their estimated extent with a guard (another extent at
+  // run time stays correct), so that what the channels share is computed once.
+  std::vector<std::string> in_thread, in_thread_outer, extra_blocks;
   for (size_t i = 0; i < tiling.vars.size(); i++) {
     if (std::find(tiled.begin(), tiled.end(), i) != tiled.end()) continue;
-    if (tiling.in_thread[i]) in_thread.push_back(tiling.vars[i]);
-    else if (tiling.extents[i] > 1) extra_blocks.push_back(tiling.vars[i]);
+    if (tiling.in_thread[i] && !unroll_in_thread) {
+      in_thread.push_back(tiling.vars[i]);
+    } else if (tiling.in_thread[i]) {
+      const std::string o = fresh.make(tiling.vars[i], "o"), c = fresh.make(tiling.vars[i], "i");
+      out.directives.push_back(Directive{Kind::Split, {tiling.vars[i], o, c}, {tiling.extents[i]}, kGuard});
+      in_thread.push_back(c);
+      in_thread_outer.push_back(o);
+    } else if (tiling.extents[i] > 1) {
+      extra_blocks.push_back(tiling.vars[i]);
+    }
   }
   if (!serial_inner.empty() || !in_thread.empty() || !names.slab_loop.empty()) {
     std::vector<std::string> order = reductions;
     order.insert(order.end(), in_thread.begin(), in_thread.end());
+    order.insert(order.end(), in_thread_outer.begin(), in_thread_outer.end());
     order.insert(order.end(), serial_inner.begin(), serial_inner.end());
     order.insert(order.end(), inner.begin(), inner.end());
     // The loop over slabs: a serial loop of each block around its threads' loops. Only pure
@@ -133,6 +145,8 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, StageSc
     out.directives.push_back(Directive{Kind::Reorder, order});
   }
   for (const std::string &rows : serial_inner) out.directives.push_back(Directive{Kind::Unroll, {rows}});
+  if (unroll_in_thread)
+    for (const std::string &c : in_thread) out.directives.push_back(Directive{Kind::Unroll, {c}});
 
   if (!extra_blocks.empty() && tiled.size() < 3) {
     names.fused_block_loops = extra_blocks.size() > 1;
@@ -200,50 +214,48 @@ FuncSchedule privatize_stage(const FuncNode &f, const StageNode &stage, const St
   return copy;
 }
 
-// The directives that spread a per-block Func's pure loops over the block's threads.
+// The directives that spread a per-block Func's pure loops over the block's threads, as
+// block_fused_layout says (the kernel model costs the same layout).
 std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTiling &root_tiling,
                                                const std::vector<double> &box, const GpuProfile &gpu,
                                                std::vector<double> &block_shape) {
-  std::vector<Directive> out;
-  std::vector<size_t> dims;
-  for (size_t d = 0; d < f.args.size() && dims.size() < 2; d++)
-    if (d < box.size() && box[d] > 1) dims.push_back(d);
-  if (dims.empty()) return out;  // a single point per block: one thread computes it
-  std::vector<double> grown = block_shape;
-  for (size_t k = 0; k < dims.size(); k++) grown[k] = std::max(grown[k], box[dims[k]]);
-  double threads = 1;
-  for (double e : grown) threads *= e;
-  // Either way the thread loops get constant extents (a split): Halide's own bounds of the region
+  std::vector<double> root_threads;
+  for (size_t k = 0; k < root_tiling.vars.size(); k++)
+    if (root_tiling.threads[k] > 1) root_threads.push_back(double(root_tiling.threads[k]));
+  const BlockFusedLayout layout = block_fused_layout(box, block_shape, root_threads, gpu.max_threads_per_block);
+  block_shape = layout.block_shape;
+  // The thread loops always get constant extents (a split): Halide's own bounds of the region
   // can be larger than the model's (clamped reads, sizes known only at run time), and a bare
   // gpu_threads over such a region launched 1536x2560 threads per block on the H200
-  // (CUDA_ERROR_INVALID_VALUE). A larger region now runs in extra serial passes instead.
+  // (CUDA_ERROR_INVALID_VALUE). A larger region runs in extra serial passes instead.
   LoopNames fresh(f.stages[0]);
   for (const StageNode &s : f.stages)
     for (const LoopDim &l : s.loops) fresh.reserve(l.var);
-  std::vector<int64_t> chunk;
-  if (threads <= gpu.max_threads_per_block) {
-    block_shape = grown;
-    for (size_t k = 0; k < dims.size(); k++) chunk.push_back(int64_t(std::ceil(box[dims[k]])));
-  } else {
-    // Too many points for one pass: cover the region in chunks shaped like the kernel's threads.
-    for (size_t k = 0; k < root_tiling.vars.size(); k++)
-      if (root_tiling.threads[k] > 1) chunk.push_back(root_tiling.threads[k]);
-    while (chunk.size() < dims.size()) chunk.push_back(1);
-  }
-  std::vector<std::string> inner, outer;
-  for (size_t k = 0; k < dims.size(); k++) {
-    const std::string &v = f.args[dims[k]];
-    if (chunk[k] <= 1) continue;  // this loop stays serial
-    std::string o = fresh.make(v, "o"), i = fresh.make(v, "i");
-    out.push_back(Directive{Kind::Split, {v, o, i}, {std::max<int64_t>(1, chunk[k])}, kGuard});
-    inner.push_back(i);
+  std::vector<Directive> out;
+  std::vector<std::string> threads, rows, outer;
+  for (size_t k = 0; k < layout.dims.size(); k++) {
+    if (layout.threads[k] <= 1 && layout.rows[k] <= 1) continue;  // this loop stays serial
+    const std::string &v = f.args[layout.dims[k]];
+    const std::string o = fresh.make(v, "o"), i = fresh.make(v, "i");
+    out.push_back(Directive{Kind::Split, {v, o, i}, {layout.threads[k] * layout.rows[k]}, kGuard});
     outer.push_back(o);
+    if (layout.rows[k] > 1) {
+      const std::string t = fresh.make(v, "t"), r = fresh.make(v, "r");
+      out.push_back(Directive{Kind::Split, {i, t, r}, {layout.rows[k]}, kGuard});
+      threads.push_back(t);
+      rows.push_back(r);
+    } else {
+      threads.push_back(i);
+    }
   }
-  if (inner.empty()) return {};
-  std::vector<std::string> order = inner;
+  if (threads.empty()) return {};
+  // Each thread's rows innermost (unrolled), then its thread loops, then the passes.
+  std::vector<std::string> order = rows;
+  order.insert(order.end(), threads.begin(), threads.end());
   order.insert(order.end(), outer.begin(), outer.end());
   out.push_back(Directive{Kind::Reorder, order});
-  out.push_back(Directive{Kind::GpuThreads, inner});
+  out.push_back(Directive{Kind::GpuThreads, threads});
+  for (const std::string &r : rows) out.push_back(Directive{Kind::Unroll, {r}});
   return out;
 }
 
@@ -349,7 +361,7 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
           fs.stages.push_back(stage);
           continue;
         }
-        TiledLoops names = tile_stage(func.stages[s], d.tilings[s], stage);
+        TiledLoops names = tile_stage(func.stages[s], d.tilings[s], unrolls_in_thread_loops(dag, state, f, int(s)), stage);
         // Funcs fused into this kernel go into its last stage's loops (compute_at(f, loop) means
         // f's last stage).
         if (s + 1 == d.tilings.size()) {
