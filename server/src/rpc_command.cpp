@@ -26,6 +26,7 @@
 
 #include "hlsched/protocol/framing.h"
 #include "lsp/uri.h"
+#include "util/file_text.h"
 
 namespace hlsched::server {
 
@@ -223,11 +224,9 @@ json parse_json_argument(const std::string &text, const char *what) {
 }
 
 std::string read_text_file(const std::filesystem::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in || !std::filesystem::is_regular_file(path)) throw std::invalid_argument("--open: no such file: " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::optional<std::string> text = read_file_text(path);
+  if (!text) throw std::invalid_argument("--open: no such file: " + path.string());
+  return *text;
 }
 
 // Opens `path` in the server and waits until its first analysis and its source index are done,

@@ -17,6 +17,7 @@
 #include "hlsched/engine/generator_build.h"
 #include "dataset/fidelity.h"
 #include "random_pipeline.h"
+#include "util/file_text.h"
 
 namespace hlsched::server {
 
@@ -26,11 +27,9 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_file(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("cannot read " + path.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::optional<std::string> text = read_file_text(path);
+  if (!text) throw std::invalid_argument("cannot read " + path.string());
+  return *text;
 }
 
 // Every record of a dataset file; compressed files through the zstd or xz tool.

@@ -23,6 +23,7 @@
 #include "hlsched/engine/search_benchmarks.h"
 #include "result_json.h"
 #include "schedule_json.h"
+#include "util/file_text.h"
 
 namespace hlsched::server {
 
@@ -96,11 +97,9 @@ struct UserError : std::runtime_error {
 
 // A schedule's saved decisions (`--decisions`), whole.
 std::string read_text_file(const std::string &path) {
-  std::ifstream in(path);
-  if (!in) throw UserError("schedule", "cannot read the decisions file " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::optional<std::string> text = read_file_text(path);
+  if (!text) throw UserError("schedule", "cannot read the decisions file " + path);
+  return *text;
 }
 
 // False when the result could not be written completely (a full disk): the parent then finds no

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "hlsched/engine/worker_process.h"
+#include "util/file_text.h"
 
 namespace hlsched::server::bench {
 namespace {
@@ -53,10 +54,7 @@ std::string identity(const std::vector<std::string> &argv) {
   return line;
 }
 
-std::string read_text(const fs::path &path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+std::string read_text(const fs::path &path) { return server::read_file_text(path).value_or(""); }
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include "hlsched/engine/schedule_spec.h"
 #include "random_pipeline.h"
 #include "schedule_json.h"
+#include "util/file_text.h"
 
 namespace hlsched::dataset {
 namespace {
@@ -163,8 +164,8 @@ json collection_manifest(const CollectionOptions &options, const CollectionPlan 
     // The plugin searched again inside GenGen: a search that ran out of time may have chosen
     // differently. Its printed schedule must contain the predicted one, line for line.
     if (entry["prediction"].is_object() && entry["prediction"].contains("schedule")) {
-      std::ifstream in(variants_dir / (p.variant.function_name() + ".schedule.h"));
-      const std::string applied((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string applied =
+          server::read_file_text(variants_dir / (p.variant.function_name() + ".schedule.h")).value_or("");
       const std::string predicted = emit_schedule_source(
           server::schedule_spec_from_json(entry["prediction"]["schedule"]), EmitContext::PipelineFunction);
       entry["prediction_matches_applied"] =

@@ -1,4 +1,5 @@
 #include "dataset/compressed_lines.h"
+#include "util/file_text.h"
 
 #include <zstd.h>
 
@@ -14,9 +15,9 @@ namespace fs = std::filesystem;
 bool is_zstd(const fs::path &path) { return path.extension() == ".zst"; }
 
 std::string read_file(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::optional<std::string> text = server::read_file_text(path);
+  if (!text) throw std::runtime_error("cannot read " + path.string());
+  return *text;
 }
 
 // Streaming decompression: the decompressed size need not be in the frame header, and a file

@@ -28,6 +28,7 @@
 #include <sstream>
 
 #include "hlsched/engine/generator_build.h"
+#include "util/file_text.h"
 
 namespace hlsched::server::lsp {
 
@@ -416,12 +417,7 @@ std::string hash_hex(const std::string &data) {
   return text;
 }
 
-std::string read_whole(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+std::string read_whole(const fs::path &path) { return read_file_text(path).value_or(""); }
 
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

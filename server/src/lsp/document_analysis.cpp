@@ -1,4 +1,5 @@
 #include "lsp/document_analysis.h"
+#include "util/file_text.h"
 
 #include <unistd.h>
 #include <xxhash.h>
@@ -38,11 +39,9 @@ double DocumentAnalysis::search_ms() const {
 namespace {
 
 std::string read_file(const fs::path &path, bool &ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = bool(in);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  std::optional<std::string> text = read_file_text(path);
+  ok = text.has_value();
+  return text.value_or("");
 }
 
 // The build cache keys a source by its text plus the quoted headers next to it. The unsaved copy

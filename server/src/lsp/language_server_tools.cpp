@@ -10,6 +10,7 @@
 #include "lsp/language_server.h"
 #include "lsp/schedule_summary.h"
 #include "lsp/uri.h"
+#include "util/file_text.h"
 
 namespace hlsched::server::lsp {
 
@@ -114,16 +115,14 @@ void LanguageServer::with_analysis(const json &params, ReplyHandle reply,
     job.snapshot = open->snapshot();
   } else {
     std::optional<std::filesystem::path> file = path_from_uri(uri);
-    std::ifstream in(file.value_or(""), std::ios::binary);
-    if (!file || !in) throw RpcError(protocol::kInvalidParams, "no such file: " + (path.empty() ? uri : path));
-    // A folder opens as a stream that reads nothing (it would become an empty generator).
-    if (!std::filesystem::is_regular_file(*file))
-      throw RpcError(protocol::kInvalidParams, "not a file: " + (path.empty() ? uri : path));
-    std::ostringstream text;
-    text << in.rdbuf();
+    if (!file || !std::filesystem::exists(*file))
+      throw RpcError(protocol::kInvalidParams, "no such file: " + (path.empty() ? uri : path));
+    // A folder would read as nothing (an empty generator).
+    std::optional<std::string> text = read_file_text(*file);
+    if (!text) throw RpcError(protocol::kInvalidParams, "not a file: " + (path.empty() ? uri : path));
     job.snapshot.uri = uri;
     job.snapshot.path = *file;
-    job.snapshot.text = text.str();
+    job.snapshot.text = std::move(*text);
   }
   job.settings = settings;
   job.cache_dir = environment_.cache_dir;
