@@ -316,6 +316,9 @@ CLI::App *TrainCommand::add_to(CLI::App &app) {
   cmd->add_option("--members", r.train.members,
                   "Networks to train (seeds --seed, --seed + 1, ...), kept as an ensemble whose mean predicts")
       ->check(CLI::Range(1, 16));
+  cmd->add_option("--restarts", r.train.restarts,
+                  "Initializations per network (more seeds); the one with the lowest training loss is kept")
+      ->check(CLI::Range(1, 16));
   cmd->add_option("--validation-one-in", r.train.validation_one_in,
                   "Hold out pipelines whose id hashes to --validation-fold (0) modulo this (0: none)");
   cmd->add_option("--validation-fold", r.train.validation_fold,

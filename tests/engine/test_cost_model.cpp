@@ -290,3 +290,28 @@ TEST_CASE("a dataset's saved decisions rebuild the very schedule that was sample
   CHECK(from_text[0].kernels.size() == by_text[0].kernels.size());
   for (const RebuiltSchedule::Launch &l : from_text[0].kernels) CHECK((l.blocks >= 1 && l.threads_per_block >= 1));
 }
+
+TEST_CASE("restarts keep, per network, the initialization that trains to the lowest loss", "[cost_model]") {
+  const TrainingSet set = checked_in_dataset();
+  TrainOptions options;
+  options.epochs = 10;
+  options.members = 2;
+  options.restarts = 2;
+  const TrainReport restarted = train_cost_model(set, options);
+  // Member 0 tries seeds 1 and 3 (seed + member + restart x members): it is the one with the lower
+  // final training loss, network for network.
+  std::vector<TrainReport> singles;
+  for (uint64_t seed : {uint64_t(1), uint64_t(3)}) {
+    TrainOptions one = options;
+    one.members = 1;
+    one.restarts = 1;
+    one.seed = seed;
+    singles.push_back(train_cost_model(set, one));
+  }
+  const TrainReport &best = singles[0].training_loss.back() <= singles[1].training_loss.back() ? singles[0] : singles[1];
+  CHECK(restarted.training_loss.back() == Approx(best.training_loss.back()).epsilon(1e-12));
+  CHECK(restarted.training_loss.back() <= std::min(singles[0].training_loss.back(), singles[1].training_loss.back()));
+  // The kept seed is named in the member's provenance.
+  const std::string kept_seed = best.weights_text.substr(best.weights_text.find("seed "), 7);
+  CHECK(restarted.weights_text.find(kept_seed) != std::string::npos);
+}

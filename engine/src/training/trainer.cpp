@@ -320,10 +320,24 @@ TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options
   // Members differ only by seed (seed, seed + 1, ...): the same data, the same split. The report's
   // loss curves are the first member's.
   CostModelEnsemble members;
+  std::vector<uint64_t> seeds;
   const int count = std::max(1, options.members);
   for (int m = 0; m < count; m++) {
     TrainReport member_report;
-    members.push_back(train_network(training, validation, options, options.seed + uint64_t(m), member_report));
+    uint64_t kept_seed = options.seed + uint64_t(m);
+    CostModelWeights kept = train_network(training, validation, options, kept_seed, member_report);
+    for (int r = 1; r < options.restarts; r++) {
+      TrainReport trial_report;
+      const uint64_t seed = options.seed + uint64_t(m) + uint64_t(r) * uint64_t(count);
+      CostModelWeights trial = train_network(training, validation, options, seed, trial_report);
+      if (trial_report.training_loss.back() < member_report.training_loss.back()) {
+        kept = std::move(trial);
+        kept_seed = seed;
+        member_report = std::move(trial_report);
+      }
+    }
+    members.push_back(std::move(kept));
+    seeds.push_back(kept_seed);
     if (m == 0) {
       report.initial_training_loss = member_report.initial_training_loss;
       report.training_loss = member_report.training_loss;
@@ -336,7 +350,7 @@ TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options
   report.learned_validation = metrics_of(validation, &members);
   for (size_t m = 0; m < members.size(); m++)
     members[m].provenance = set.provenance + "; trained on " + std::to_string(training.size()) + " pipelines, seed " +
-                            std::to_string(options.seed + m) + ", " + std::to_string(options.epochs) + " epochs" +
+                            std::to_string(seeds[m]) + ", " + std::to_string(options.epochs) + " epochs" +
                             (count > 1 ? ", member " + std::to_string(m + 1) + " of " + std::to_string(count) : "");
   report.weights_text = ensemble_to_text(members);
   return report;

@@ -97,6 +97,10 @@ struct TrainOptions {
   int validation_one_in = 8;     ///< pipelines whose id hashes to validation_fold mod this are held out
   int validation_fold = 0;       ///< which of the validation_one_in folds (cross-validation: 0..one_in-1)
   int members = 1;               ///< networks trained with seeds seed, seed + 1, ...: an ensemble averaging them
+  /// Initializations tried per member (seeds seed + m, then + members, + 2 x members, ...); the one
+  /// with the lowest final training loss is kept. On the four H200 datasets one seed in three
+  /// stopped at a training loss of 0.71 where the others reached 0.41 and below.
+  int restarts = 1;
   std::string gpu = "h200";
 };
 
