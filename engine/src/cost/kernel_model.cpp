@@ -91,6 +91,12 @@ double region_extent(const ProducerAccess &a, size_t d, const std::map<std::stri
   return std::clamp(std::ceil(extent), 1.0, std::max(1.0, full));
 }
 
+// A boundary condition: a clamped index (not affine, a constant window per point).
+bool reads_clamped_window(const ProducerAccess &a) {
+  return !a.is_affine && std::all_of(a.points_per_consumer_point.begin(), a.points_per_consumer_point.end(),
+                                     [](int64_t n) { return n > 0; });
+}
+
 // Whether access `a` reads the same point for every iteration of loop `var`.
 bool invariant_in(const ProducerAccess &a, const std::string &var) {
   for (size_t d = 0; d < a.region_min.size(); d++)
@@ -406,14 +412,13 @@ private:
   // How many iterations of the root stage's in-thread loops (StageTiling::in_thread) read the
   // same value through access `a`: the product of the extents of those loops it does not follow.
   double shared_across_in_thread_loops(const ProducerAccess &a) const {
+    if (!unrolls_in_thread_) return 1;  // never for a one-thread stage
     const StageTiling &t = state_.decisions[root_].tilings.at(stage_);
-    if (t.single_thread || !unrolls_in_thread_) return 1;
     double shared = 1;
     for (size_t i = 0; i < t.vars.size(); i++)
       if (t.in_thread[i] && invariant_in(a, t.vars[i])) shared *= double(std::max<int64_t>(1, t.extents[i]));
     return shared;
   }
-
 
   // Records what one stage of Func `c`, evaluated `evals` times per block (or thread) over loops
   // of `loop_extent`, reads. With `unrolled`, global loads count distinct addresses per unrolled
@@ -432,11 +437,8 @@ private:
       // does not follow them: the unrolled copies' common subexpressions are computed and loaded
       // once per thread (unsharp's per-pixel ratio for its three channels).
       const double loads = evals * double(a.calls_per_point) / (c == root_ ? shared_across_in_thread_loops(a) : 1.0);
-      // A boundary condition: a clamped index (not affine, a constant window per point) in the
-      // kernel's own stage or a Func inlined into it (charge_join_spills).
-      const bool clamped_window = std::all_of(a.points_per_consumer_point.begin(), a.points_per_consumer_point.end(),
-                                              [](int64_t n) { return n > 0; });
-      if (!per_thread && !a.is_affine && clamped_window && (c == root_ || state_.decisions[c].level == ComputeLevel::Inline))
+      // A boundary condition in the kernel's own stage or a Func inlined into it (charge_join_spills).
+      if (!per_thread && reads_clamped_window(a) && (c == root_ || state_.decisions[c].level == ComputeLevel::Inline))
         reads_through_clamp_ = true;
       // The kernel's stage reads a Func fused per slab: its box is one slab's.
       const std::map<std::string, double> &extents = c == root_ && per_slab(p) ? slab_extents_ : loop_extent;
@@ -849,14 +851,12 @@ BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::v
 
 namespace {
 
-// Whether a stage, or a Func inlined into it (transitively), reads through a boundary condition:
-// a clamped index (not affine, a constant window per point), as KernelBuilder::visit_stage finds.
+// Whether a stage, or a Func inlined into it (transitively), reads through a boundary condition
+// (reads_clamped_window), as KernelBuilder::visit_stage finds.
 bool reads_through_inlined_clamp(const PipelineDag &dag, const ScheduleState &state, const StageNode &s, int depth) {
   if (depth > 64) return true;
   for (const ProducerAccess &a : s.accesses) {
-    const bool window = std::all_of(a.points_per_consumer_point.begin(), a.points_per_consumer_point.end(),
-                                    [](int64_t n) { return n > 0; });
-    if (!a.is_affine && window) return true;
+    if (reads_clamped_window(a)) return true;
     const int p = dag.index_of(a.producer);
     if (p >= 0 && state.decided[p] && state.decisions[p].level == ComputeLevel::Inline &&
         reads_through_inlined_clamp(dag, state, dag.funcs[p].stages[0], depth + 1))

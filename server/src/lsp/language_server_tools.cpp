@@ -118,8 +118,10 @@ void LanguageServer::with_analysis(const json &params, ReplyHandle reply,
     if (!file || !std::filesystem::exists(*file))
       throw RpcError(protocol::kInvalidParams, "no such file: " + (path.empty() ? uri : path));
     // A folder would read as nothing (an empty generator).
-    std::optional<std::string> text = read_file_text(*file);
-    if (!text) throw RpcError(protocol::kInvalidParams, "not a file: " + (path.empty() ? uri : path));
+    if (!std::filesystem::is_regular_file(*file))
+      throw RpcError(protocol::kInvalidParams, "not a file: " + (path.empty() ? uri : path));
+    std::optional<std::string> text = read_file_text(*file);  // unreadable: as before, "no such file"
+    if (!text) throw RpcError(protocol::kInvalidParams, "no such file: " + (path.empty() ? uri : path));
     job.snapshot.uri = uri;
     job.snapshot.path = *file;
     job.snapshot.text = std::move(*text);
