@@ -125,7 +125,7 @@ uint64_t search_options_key(const AutoschedulerOptions &o) {
   h.add(o.gpu_profile);
   h.add(o.model);
   h.add(o.weights);
-  for (uint64_t v : {uint64_t(o.beam_size), uint64_t(o.passes), uint64_t(o.freeze), uint64_t(o.sampling), o.seed}) h.add(v);
+  for (uint64_t v : {uint64_t(o.beam_size), uint64_t(o.passes), uint64_t(o.freeze), uint64_t(o.sampling), uint64_t(o.polish), o.seed}) h.add(v);
   return h.h;
 }
 
@@ -173,8 +173,8 @@ ScheduleResult simple_result(const PipelineDag &dag, const GpuProfile &gpu) {
   return result;
 }
 
-// Pipelines of up to this many Funcs get a second search without hierarchical sampling
-// (schedule_candidates): 58-390 ms more for the examples of 4-19 Funcs on the 2-core machine.
+// Pipelines of up to this many Funcs are searched twice more: without hierarchical sampling, and
+// without freezing (schedule_candidates).
 constexpr int kExhaustiveSearchMaxFuncs = 24;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -193,6 +193,7 @@ void merge_outcomes(SearchOutcome &into, SearchOutcome other) {
   a.states_evaluated += b.states_evaluated;
   a.kernels_costed += b.kernels_costed;
   a.memo_hits += b.memo_hits;
+  a.polished_moves += b.polished_moves;
   a.budget_exhausted = a.budget_exhausted || b.budget_exhausted;
 }
 
@@ -220,16 +221,21 @@ std::vector<ScheduleResult> schedule_candidates(const Halide::Pipeline &pipeline
                                       : WarmStart::Match{ScheduleState(dag), 0};
     BeamSearch search(dag, gpu, options, memo);
     SearchOutcome outcome = search.run(&kept.state);
-    if (options.sampling && int(dag.funcs.size()) <= kExhaustiveSearchMaxFuncs) {
+    if (options.sampling && options.freeze && int(dag.funcs.size()) <= kExhaustiveSearchMaxFuncs) {
       // Hierarchical sampling can drop the one tiling that a later fusion makes the best (unsharp:
       // 32x32 tiles whose luma and blur then fuse per block ran 1.45x faster on the H200 than the
-      // sampled search's pick). A small pipeline is searched once more without sampling, with
-      // what is left of the time budget and the same memo; the cheaper prediction wins.
-      AutoschedulerOptions exhaustive = options;
-      exhaustive.sampling = false;
-      exhaustive.time_budget_s = options.time_budget_s - seconds_since(start);
-      if (exhaustive.time_budget_s > 0) {
-        BeamSearch again(dag, gpu, exhaustive, memo);
+      // sampled search's pick), and freezing can fix a Func before the choice that would pay off
+      // (camera_pipe: demosaiced fused per thread, then its producers left as kernels of their
+      // own, 0.143 ms predicted against 0.130 unfrozen). A small pipeline is searched again
+      // without each, with what is left of the time budget and the same memo; the cheapest wins.
+      struct Variant { bool sampling, freeze; };
+      for (const Variant v : {Variant{false, true}, Variant{true, false}}) {
+        AutoschedulerOptions again_options = options;
+        again_options.sampling = v.sampling;
+        again_options.freeze = v.freeze;
+        again_options.time_budget_s = options.time_budget_s - seconds_since(start);
+        if (again_options.time_budget_s <= 0) break;
+        BeamSearch again(dag, gpu, again_options, memo);
         merge_outcomes(outcome, again.run(&kept.state));
       }
     }

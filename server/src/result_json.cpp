@@ -110,6 +110,7 @@ json to_json(const ScheduleResult &result) {
             {"frozen_funcs", result.search.frozen_funcs},
             {"warm_start_funcs", result.search.warm_start_funcs},
             {"passes_completed", result.search.passes_completed},
+            {"polished_moves", result.search.polished_moves},
             {"budget_exhausted", result.search.budget_exhausted},
             {"fallback", result.search.fallback},
             {"strategy", result.search.strategy}}}};

@@ -12,6 +12,8 @@ void add_search_options(CLI::App *command, AutoschedulerOptions &o) {
                              "Search every stage in every pass (no two-phase freezing)");
   command->add_flag_callback("--no-sampling", [&o] { o.sampling = false; },
                              "Evaluate every tiling (no hierarchical sampling)");
+  command->add_flag_callback("--no-polish", [&o] { o.polish = false; },
+                             "No final coordinate descent from the best schedule");
   command->add_flag_callback("--no-memo", [&o] { o.memo = false; }, "Recompute every kernel cost (no memoization)");
   command->add_option("--seed", o.seed, "Seed of the search's random choices");
   command->add_option("--time-budget", o.time_budget_s, "Seconds the search may take (it returns the best so far)")
@@ -37,6 +39,7 @@ std::vector<std::string> search_option_args(const AutoschedulerOptions &o) {
                                    "--time-budget", number(o.time_budget_s)};
   if (!o.freeze) args.push_back("--no-freeze");
   if (!o.sampling) args.push_back("--no-sampling");
+  if (!o.polish) args.push_back("--no-polish");
   if (!o.memo) args.push_back("--no-memo");
   if (!o.memo_path.empty()) args.insert(args.end(), {"--memo-file", o.memo_path});
   args.insert(args.end(), {"--model", o.model});

@@ -11,7 +11,7 @@
 
 namespace hlsched::server {
 
-/// Adds --strategy, --beam-size, --passes, --no-freeze, --no-sampling, --no-memo, --seed,
+/// Adds --strategy, --beam-size, --passes, --no-freeze, --no-sampling, --no-polish, --no-memo, --seed,
 /// --time-budget and --memo-file, writing into `options`.
 void add_search_options(CLI::App *command, AutoschedulerOptions &options);
 

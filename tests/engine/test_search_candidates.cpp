@@ -7,6 +7,7 @@
 
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
+#include "hlsched/engine/compile_check.h"
 
 using namespace hlsched;
 using namespace hlsched::testing;
@@ -80,20 +81,47 @@ TEST_CASE("a candidate rebuilt from its decisions is that candidate, with no sea
   CHECK_THROWS_AS(schedule_from_decisions(inst.pipeline, dag, hurried, ""), std::invalid_argument);
 }
 
-// Hierarchical sampling can drop the tiling a later fusion makes best; a small pipeline is also
-// searched without it (schedule_candidates), and the cheaper prediction of the two is the result.
-TEST_CASE("a small pipeline's result is at least as cheap as its search without sampling", "[search][candidates]") {
+// Hierarchical sampling can drop the tiling a later fusion makes best, and freezing can fix a
+// Func before the choice that would pay off; a small pipeline is also searched without each
+// (schedule_candidates), and the cheapest prediction of the three is the result.
+TEST_CASE("a small pipeline's result is at least as cheap as its search without sampling or freezing",
+          "[search][candidates]") {
   const GeneratorParams params = {{"radius", "2"}};
   auto inst = instantiate_generator("stencil_small", default_gpu_target(), params);
   const PipelineDag dag = build_pipeline_dag(inst.pipeline);
   REQUIRE(dag.funcs.size() <= 24);
   const AutoschedulerOptions options = options_for_candidates();
-  AutoschedulerOptions exhaustive = options;
-  exhaustive.sampling = false;
+  AutoschedulerOptions unsampled_options = options, unfrozen_options = options;
+  unsampled_options.sampling = false;
+  unfrozen_options.freeze = false;
 
-  const ScheduleResult both = schedule_pipeline(inst.pipeline, dag, options);
-  const ScheduleResult unsampled = schedule_pipeline(inst.pipeline, dag, exhaustive);
-  CHECK(both.predicted_runtime_ms <= unsampled.predicted_runtime_ms * (1 + 1e-9));
-  // Both searches ran: more states than the unsampled one alone.
-  CHECK(both.search.states_evaluated > unsampled.search.states_evaluated);
+  const ScheduleResult all = schedule_pipeline(inst.pipeline, dag, options);
+  const ScheduleResult unsampled = schedule_pipeline(inst.pipeline, dag, unsampled_options);
+  const ScheduleResult unfrozen = schedule_pipeline(inst.pipeline, dag, unfrozen_options);
+  CHECK(all.predicted_runtime_ms <= unsampled.predicted_runtime_ms * (1 + 1e-9));
+  CHECK(all.predicted_runtime_ms <= unfrozen.predicted_runtime_ms * (1 + 1e-9));
+  // All three searches ran: more states than either alone.
+  CHECK(all.search.states_evaluated > unsampled.search.states_evaluated + unfrozen.search.states_evaluated);
+}
+
+// The beam costs a decision before the Funcs after it are decided; the final coordinate descent
+// (BeamSearch::polish) tries each Func's other options with the rest kept. On pyramid_small it
+// finds a cheaper schedule than the passes did, and what it returns is a schedule that compiles.
+TEST_CASE("the final coordinate descent only ever lowers the prediction", "[search][candidates]") {
+  auto inst = instantiate_generator("pyramid_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const AutoschedulerOptions polished_options = options_for_candidates();
+  AutoschedulerOptions plain_options = polished_options;
+  plain_options.polish = false;
+
+  const ScheduleResult polished = schedule_pipeline(inst.pipeline, dag, polished_options);
+  const ScheduleResult plain = schedule_pipeline(inst.pipeline, dag, plain_options);
+  CHECK(plain.search.polished_moves == 0);
+  CHECK(polished.search.polished_moves > 0);
+  CHECK(polished.predicted_runtime_ms < plain.predicted_runtime_ms);
+  // The prediction is that of the schedule returned, costed from scratch.
+  const ScheduleResult rebuilt = schedule_from_decisions(inst.pipeline, dag, polished_options, polished.decisions);
+  CHECK(rebuilt.predicted_runtime_ms == Approx(polished.predicted_runtime_ms).epsilon(1e-9));
+  apply_schedule(polished.schedule, inst.pipeline, ApplyMode::Gpu);
+  CHECK(compile_pipeline(inst.pipeline, default_gpu_target()).gpu_kernels > 0);
 }

@@ -330,12 +330,20 @@ private:
     return loops;
   }
 
+  // Every loop of the root stage inside a thread runs unrolled: its points per thread or, where
+  // state_to_spec unrolls them, its in-thread loops (bgu's output: 3 channels of a pixel read its
+  // 12 per-pixel model coefficients, computed per thread, as registers).
+  bool thread_loops_unrolled(const StageTiling &tiling) const {
+    if (unrolled_root_.has_value()) return true;
+    return unrolls_in_thread_ && !tiling.atomic && !tiling.privatized && !dag_.funcs[root_].stages[stage_].has_rvars();
+  }
+
   // A Func computed per thread lives in registers when every access to it is at a constant index
   // once unrolled: the kernel's points per thread are unrolled with nothing looping around them,
   // and it is read at translations of them.
   bool in_registers(int c) const {
     const StageTiling &tiling = state_.decisions[root_].tilings.at(stage_);
-    if (!unrolled_root_.has_value() || !read_by_translations(c)) return false;
+    if (!thread_loops_unrolled(tiling) || !read_by_translations(c)) return false;
     // Points per thread along a loop end in a GuardWithIf tail, which clamps the per-thread
     // region to the kernel's own region: for an output that is its buffer's extent and Halide
     // bounds the clamp by a constant, but an intermediate's region is whatever its consumers
@@ -345,6 +353,11 @@ private:
     const bool rows_per_thread =
         std::any_of(tiling.serial.begin(), tiling.serial.end(), [](int64_t s) { return s > 1; });
     if (rows_per_thread && !dag_.funcs[root_].is_output) return false;
+    // Nor where those points are a whole block's extent along their loop (one thread along it):
+    // Halide 14 then could not bound the region even of an output's fused Func (camera_pipe's
+    // demosaiced over 256x1 threads of 3 rows; channel_models_small in the tests).
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (tiling.tiled(i) && tiling.serial[i] > 1 && tiling.threads[i] == 1) return false;
     // Even in an output, Halide 14 bounds the tail only of rows per thread: with points per
     // thread along x or in two dimensions it could not bound the fused Func's per-thread region
     // ("unable to infer constant upper bound on extent of realization": random pipelines 3080,
@@ -356,7 +369,13 @@ private:
     const bool blocked_in_x = !tiling.serial.empty() && tiling.serial[0] > 1;
     if ((blocked_loops > 1 || blocked_in_x) && c != register_tile_) return false;
     const std::vector<std::string> loops = root_loops_of(c);
-    return std::find(loops.begin(), loops.end(), "*") == loops.end();
+    if (std::find(loops.begin(), loops.end(), "*") != loops.end()) return false;
+    // An in-thread loop ends in a GuardWithIf tail too (split by its estimated extent): a Func
+    // that follows it has no constant per-thread extent there (camera_pipe's demosaiced over the
+    // output's channels: "unable to infer constant upper bound on extent of realization").
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (tiling.in_thread[i] && std::find(loops.begin(), loops.end(), tiling.vars[i]) != loops.end()) return false;
+    return true;
   }
 
   static bool is_block_loop(const StageTiling &tiling, const std::string &var) {

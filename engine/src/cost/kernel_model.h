@@ -49,7 +49,8 @@ struct FusedFunc {
   std::vector<double> box;           ///< extent per dimension computed per block
   std::vector<double> thread_box;    ///< Thread level: extent per dimension computed per thread
   /// Thread level: every access to it is at a constant index once unrolled (the kernel's points
-  /// per thread are unrolled, nothing else loops around them), so it lives in registers.
+  /// per thread and in-thread loops are unrolled, nothing else loops around them), so it lives in
+  /// registers.
   bool in_registers = false;
   /// In registers: its dimensions that follow the kernel's block loops (one extent per thread).
   std::vector<int> block_dims;

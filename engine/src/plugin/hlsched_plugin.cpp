@@ -64,6 +64,7 @@ PluginOptions options_from_environment() {
     else if (key == "passes") options.passes = int(number());
     else if (key == "no-freeze") options.freeze = false;
     else if (key == "no-sampling") options.sampling = false;
+    else if (key == "no-polish") options.polish = false;
     else if (key == "no-memo") options.memo = false;
     else if (key == "seed") options.seed = parse_count(key, value);
     else if (key == "sample") {
@@ -84,7 +85,7 @@ PluginOptions options_from_environment() {
     else if (key == "decisions") plugin.decisions_path = value;
     else
       throw std::invalid_argument("HLSCHED_OPTIONS: unknown option '" + key +
-                                  "' (gpu, strategy, beam-size, passes, no-freeze, no-sampling, no-memo, seed, "
+                                  "' (gpu, strategy, beam-size, passes, no-freeze, no-sampling, no-polish, no-memo, seed, "
                                   "sample, candidate, time-budget, memo-file, model, weights, decisions)");
   }
   if (options.strategy == "sample" && plugin.sample_index < 0) plugin.sample_index = 0;

@@ -486,10 +486,64 @@ SearchOutcome BeamSearch::run(const ScheduleState *previous) {
       stats_.passes_completed++;
     }
   }
+  if (options_.polish) polish(outcome);
   rank_finalists(outcome);
   stats_.time_ms = (now_s() - start) * 1e3;
   outcome.stats = stats_;
   return outcome;
+}
+
+bool BeamSearch::fusions_still_offered(const ScheduleState &state, int changed) const {
+  OptionLimits limits;
+  for (size_t g = 0; g < dag_.funcs.size(); g++) {
+    const FuncDecision &d = state.decisions[g];
+    if (!still_valid(state, int(g), d)) return false;
+    // A fusion into another kernel is as it was (still_valid checks that it is that kernel's).
+    if ((d.level != ComputeLevel::Block && d.level != ComputeLevel::Thread) || d.kernel_root != changed) continue;
+    const std::vector<FuncDecision> offered = fusion_options(dag_, state, int(g), gpu_, limits);
+    const bool found = std::any_of(offered.begin(), offered.end(), [&](const FuncDecision &o) {
+      return o.level == d.level && o.kernel_root == d.kernel_root && o.per_slab == d.per_slab;
+    });
+    if (!found) return false;
+  }
+  return true;
+}
+
+// The beam costs each decision before the Funcs after it are decided (producers not yet decided
+// look like reads from memory), so a choice that pays only with a later one can be lost on the
+// way (camera_pipe: demosaiced fused per thread into the output looked cheaper than its own
+// kernel until its producers were decided). Coordinate descent from the best schedule: each
+// Func in turn tries every option with all other decisions kept, the cheapest valid one stays;
+// rounds until nothing improves or the time budget runs out.
+void BeamSearch::polish(SearchOutcome &outcome) {
+  if (!outcome.best.complete() || !std::isfinite(outcome.best.cost_ms)) return;
+  ScheduleState best = outcome.best;
+  OptionLimits limits;
+  bool improved = true;
+  for (int round = 0; round < kPolishRounds && improved && !out_of_time(); round++) {
+    improved = false;
+    for (int func : order_) {
+      if (out_of_time()) break;
+      std::vector<DecisionPtr> options = standalone(func, /*coarse=*/false);
+      for (FuncDecision &d : fusion_options(dag_, best, func, gpu_, limits))
+        options.push_back(std::make_shared<const FuncDecision>(std::move(d)));
+      for (const DecisionPtr &option : options) {
+        if (option == best.decisions.shared(func)) continue;
+        ScheduleState child = best;
+        child.decide(func, option);
+        // Costed whole: evaluate_child assumes `func` was undecided in the parent.
+        const double cost = evaluate(child);
+        if (!(cost < best.cost_ms * (1.0 - 1e-6)) || !fusions_still_offered(child, func)) continue;
+        best = std::move(child);
+        improved = true;
+        stats_.polished_moves++;
+      }
+    }
+  }
+  if (best.cost_ms < outcome.best.cost_ms) {
+    outcome.best = best;
+    outcome.ranked.push_back(best);
+  }
 }
 
 void BeamSearch::add_finalists(const Beam &beam, SearchOutcome &outcome) {

@@ -87,6 +87,12 @@ private:
   void kernels_containing(const ScheduleState &state, int func, std::vector<int> &roots) const;
   std::vector<bool> choose_frozen(const ScheduleState &source, double widen);
   bool still_valid(const ScheduleState &state, int func, const FuncDecision &d) const;
+  /// Whether every fusion of `state` is still valid, and those into the kernel of Func `changed`
+  /// (whose decision just changed) still among the options that kernel offers.
+  bool fusions_still_offered(const ScheduleState &state, int changed) const;
+  /// Coordinate descent from the outcome's best schedule (after the passes).
+  void polish(SearchOutcome &outcome);
+  static constexpr int kPolishRounds = 3;
   bool out_of_time() const;
 
   const PipelineDag &dag_;

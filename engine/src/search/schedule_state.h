@@ -7,6 +7,7 @@
 // by kernel_model.h and gpu_cost_model.h.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -51,6 +52,7 @@ struct StageTiling {
   int64_t threads_per_block() const;
   int64_t tile(size_t i) const { return threads[i] * serial[i]; }
   bool tiled(size_t i) const { return !in_thread[i] && (threads[i] > 1 || serial[i] > 1); }
+  bool has_in_thread_loop() const { return std::find(in_thread.begin(), in_thread.end(), true) != in_thread.end(); }
   int64_t blocks() const;            ///< number of GPU blocks
   int64_t points_per_thread() const;
   /// Index of the innermost thread loop (the coalescing dimension), or -1.

@@ -20,7 +20,9 @@ std::string tail(const std::string &text, int lines) {
     at = text.rfind('\n', at - 1);
     if (at == std::string::npos) return text;
   }
-  return text.substr(at + 1);
+  // Empty output (a compile that failed saying nothing) leaves `at` at the end: substr(at + 1)
+  // threw there and took `hlsched dataset collect` down.
+  return at >= text.size() ? text : text.substr(at + 1);
 }
 
 std::string join(const std::vector<std::string> &argv) {

@@ -72,6 +72,7 @@ void apply_plugin_options(const BenchVariant &variant, AnalysisRequest &request)
   while (std::getline(items, item, ',')) {
     if (item == "no-freeze") request.search.freeze = false;
     if (item == "no-sampling") request.search.sampling = false;
+    if (item == "no-polish") request.search.polish = false;
     const auto eq = item.find('=');
     if (eq == std::string::npos) continue;
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);

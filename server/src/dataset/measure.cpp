@@ -109,6 +109,7 @@ std::string candidate_plugin_options(const AutoschedulerOptions &search, const s
   if (!search.weights.empty()) text += ",weights=" + fs::absolute(search.weights).string();
   if (!search.freeze) text += ",no-freeze";
   if (!search.sampling) text += ",no-sampling";
+  if (!search.polish) text += ",no-polish";
   return text;
 }
 

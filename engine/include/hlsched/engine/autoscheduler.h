@@ -24,6 +24,7 @@ struct AutoschedulerOptions {
   int passes = 2;               ///< coarse-to-fine passes after the first (inline/root-only) pass
   bool freeze = true;           ///< two-phase search: freeze all but the ~log2(N) costliest stages
   bool sampling = true;         ///< hierarchical sampling of structurally similar tilings
+  bool polish = true;           ///< a final coordinate descent from the best schedule (BeamSearch::polish)
   bool memo = true;             ///< reuse per-kernel costs across states (and across runs)
   uint64_t seed = 0;            ///< random choices (sampling, tie breaks) are deterministic per seed
   double time_budget_s = 8.0;   ///< anytime: the best schedule found when this runs out
@@ -59,6 +60,7 @@ struct SearchStats {
   int frozen_funcs = 0;           ///< Funcs frozen after the first pass
   int warm_start_funcs = 0;       ///< Funcs that kept the previous search's decision (memo_path)
   int passes_completed = 0;
+  int polished_moves = 0;         ///< decisions the final coordinate descent changed (cheaper)
   bool budget_exhausted = false;  ///< the time budget ran out before the planned passes
   std::string fallback;           ///< why the simple schedule was used instead, if it was
   std::string strategy;
