@@ -558,7 +558,7 @@ TEST_CASE("a Func fused per block covers a box larger than the block in unrolled
 namespace {
 
 // channel_models_small with `out` over 32 x `threads_y` threads, `rows` rows per thread and its
-// three channels whole in each thread (unrolled), and `model` computed per thread where offered.
+// three channels whole in each thread (unrolled), and `model` computed per thread.
 ScheduleState channel_models_state(const PipelineDag &dag, int64_t rows, int64_t threads_y = 8) {
   const GpuProfile &gpu = find_gpu_profile("h200");
   const int out = func_named(dag, "out"), model = func_named(dag, "model");
@@ -573,10 +573,9 @@ ScheduleState channel_models_state(const PipelineDag &dag, int64_t rows, int64_t
     break;
   }
   REQUIRE(state.decided[out]);
-  const std::vector<FuncDecision> fusions = fusion_options(dag, state, model, gpu, OptionLimits{});
-  const auto thread = std::find_if(fusions.begin(), fusions.end(),
-                                   [](const FuncDecision &d) { return d.level == ComputeLevel::Thread; });
-  if (thread != fusions.end()) state.decide(model, *thread);
+  // As the search reaches it: fused while the kernel had no in-thread loop, then the kernel
+  // re-tiled (BeamSearch::add_retiled_fusions).
+  state.decide(model, FuncDecision{ComputeLevel::Thread, out, {}});
   return state;
 }
 
@@ -601,7 +600,6 @@ TEST_CASE("a Func computed per thread under unrolled channels lives in registers
   const GpuProfile &gpu = find_gpu_profile("h200");
   const int out = func_named(dag, "out"), model = func_named(dag, "model");
   const ScheduleState state = channel_models_state(dag, 4);
-  REQUIRE(state.decided[model]);
   REQUIRE(unrolls_in_thread_loops(dag, state, out, 0));
 
   // Kernel model: the model's 4 rows per thread in registers, not local memory; each input value
@@ -636,7 +634,8 @@ TEST_CASE("a Func computed per thread under unrolled channels lives in registers
 
   // Rows per thread that are the whole block along y (one thread there): Halide 14 could not
   // bound the model's per-thread region ("unable to infer constant upper bound on extent of
-  // realization model"), so it is not offered per thread there.
-  const ScheduleState one_row_of_threads = channel_models_state(dag, 3, 1);
-  CHECK_FALSE(one_row_of_threads.decided[model]);
+  // realization model"), so it is not held in registers there (and the search does not fuse it).
+  const KernelModel one_row_of_threads = build_kernel_model(dag, channel_models_state(dag, 3, 1), out, 0, gpu);
+  REQUIRE(one_row_of_threads.valid);
+  CHECK_FALSE(fused_in(one_row_of_threads, model).in_registers);
 }

@@ -533,7 +533,7 @@ void BeamSearch::polish(SearchOutcome &outcome) {
         child.decide(func, option);
         // Costed whole: evaluate_child assumes `func` was undecided in the parent.
         const double cost = evaluate(child);
-        if (!(cost < best.cost_ms * (1.0 - 1e-6)) || !fusions_still_offered(child, func)) continue;
+        if (!(cost < best.cost_ms * (1.0 - kPolishMinGain)) || !fusions_still_offered(child, func)) continue;
         best = std::move(child);
         improved = true;
         stats_.polished_moves++;

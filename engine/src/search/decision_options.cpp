@@ -106,15 +106,15 @@ uint64_t root_stages_reading(const PipelineDag &dag, const ScheduleState &state,
 // A kernel takes fused producers into its GPU blocks: the kernel of the root Func's last stage
 // (Halide's compute_at(f, loop) means f's last stage), when only that stage reads them and its
 // loops are tiled over blocks and threads (not one thread, not atomics over reduction loops).
-bool kernel_accepts_fusion(const PipelineDag &dag, const ScheduleState &state, int root, int func, ComputeLevel level) {
+bool kernel_accepts_fusion(const PipelineDag &dag, const ScheduleState &state, int root, int func) {
   const FuncDecision &d = state.decisions[root];
   if (d.level != ComputeLevel::Root || d.tilings.size() != dag.funcs[root].stages.size()) return false;
   const StageTiling &last = d.tilings.back();
   if (last.single_thread || last.atomic || last.privatized) return false;
   // A loop run whole inside each thread puts the block's fused Funcs inside a condition that
   // Halide 14's loop partitioning rejects ("Unexpected construct inside if statement": random
-  // pipeline 3009, searched). A Func computed per thread sits outside that loop.
-  if (level == ComputeLevel::Block && last.has_in_thread_loop()) return false;
+  // pipeline 3009, searched).
+  if (last.has_in_thread_loop()) return false;
   if (d.tilings.size() == 1) return true;
   return root_stages_reading(dag, state, func, root) == uint64_t(1) << (d.tilings.size() - 1);
 }
@@ -381,8 +381,7 @@ std::vector<int64_t> reduction_unroll_factors(const StageNode &update, const Sta
 
 std::vector<int64_t> slab_sizes(const StageNode &update, const StageTiling &tiling) {
   if (update.index == 0 || tiling.single_thread || tiling.atomic || tiling.privatized) return {};
-  // Funcs fused per block never go into kernels with a loop whole inside each thread
-  // (kernel_accepts_fusion).
+  // Fused Funcs never go into kernels with a loop whole inside each thread (kernel_accepts_fusion).
   if (tiling.has_in_thread_loop()) return {};
   int64_t extent = 0;  // of the outermost reduction loop
   for (const LoopDim &loop : update.loops)
@@ -588,7 +587,7 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
   if (limits.coarse || f.has_extern_definition || !accessed_affinely(dag, f)) return options;
 
   const int kernel = consuming_kernel(dag, state, func);
-  if (kernel < 0) return options;
+  if (kernel < 0 || !kernel_accepts_fusion(dag, state, kernel, func)) return options;
   // A Func read by one copied per slab stays at root or inline: computed per block it would
   // cover every slab's reads at once, which the kernel model does not propagate.
   if (feeds_per_slab(dag, state, func)) return options;
@@ -602,7 +601,7 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
     const ComputeLevel level = choice == 1 ? ComputeLevel::Thread : ComputeLevel::Block;
     const bool per_slab = choice == 2;
     if (per_slab && !slab_option) continue;
-    if (!fusion_is_legal(f, level) || !kernel_accepts_fusion(dag, state, kernel, func, level)) continue;
+    if (!fusion_is_legal(f, level)) continue;
     if (level == ComputeLevel::Thread && !only_root_consumes(dag, state, func, kernel)) continue;
     ScheduleState trial = state;
     FuncDecision candidate{level, kernel, {}};
