@@ -194,6 +194,7 @@ void merge_outcomes(SearchOutcome &into, SearchOutcome other) {
   a.kernels_costed += b.kernels_costed;
   a.memo_hits += b.memo_hits;
   a.polished_moves += b.polished_moves;
+  a.widened_kernels += b.widened_kernels;
   a.budget_exhausted = a.budget_exhausted || b.budget_exhausted;
 }
 

@@ -111,6 +111,7 @@ json to_json(const ScheduleResult &result) {
             {"warm_start_funcs", result.search.warm_start_funcs},
             {"passes_completed", result.search.passes_completed},
             {"polished_moves", result.search.polished_moves},
+            {"widened_kernels", result.search.widened_kernels},
             {"budget_exhausted", result.search.budget_exhausted},
             {"fallback", result.search.fallback},
             {"strategy", result.search.strategy}}}};

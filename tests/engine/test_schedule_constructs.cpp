@@ -639,3 +639,4 @@ TEST_CASE("a Func computed per thread under unrolled channels lives in registers
   REQUIRE(one_row_of_threads.valid);
   CHECK_FALSE(fused_in(one_row_of_threads, model).in_registers);
 }
+

@@ -211,11 +211,28 @@ private:
         const std::map<std::string, double> extents_s = stage_loop_extents(f, s.index, info[c].box);
         std::optional<Unrolled> unrolled;
         if (decision.level == ComputeLevel::Thread && !per_thread && in_registers(c)) unrolled = thread_fused_unrolled(c, s);
-        visit_stage(c, s, extents_s, points_of(extents_s) * repeats(c), unrolled ? &*unrolled : nullptr, info,
-                    per_thread, km);
+        // Computed per thread with a halo, each thread covers its own box: a block computes (and
+        // loads for) threads x the per-thread box, not its own box once (unsharp's blur_x per
+        // thread over 3 rows re-reads 7 rows of gray per thread).
+        double evals = points_of(extents_s) * repeats(c);
+        if (decision.level == ComputeLevel::Thread && !per_thread && has_thread_halo(c))
+          evals = std::max(evals, points_of(stage_loop_extents(f, s.index, per_thread_[c].box)) * tiling_threads());
+        visit_stage(c, s, extents_s, evals, unrolled ? &*unrolled : nullptr, info, per_thread, km);
       }
     }
     return info;
+  }
+
+  // Whether Func `c`, computed per thread, covers more points per thread than the kernel's own
+  // stage computes there (a halo that neighbouring threads recompute).
+  bool has_thread_halo(int c) const {
+    const StageTiling &t = state_.decisions[root_].tilings.at(stage_);
+    double own = 1;
+    for (size_t i = 0; i < t.vars.size(); i++)
+      own *= t.in_thread[i] ? double(std::max<int64_t>(1, t.extents[i])) : double(std::max<int64_t>(1, t.serial[i]));
+    double box = 1;
+    for (double e : per_thread_[c].box) box *= e;
+    return box > own;
   }
 
   // A staged reduction (StageTiling::slab): its outermost reduction loop runs in slabs; a Func

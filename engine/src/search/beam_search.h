@@ -90,8 +90,11 @@ private:
   /// Whether every fusion of `state` is still valid, and those into the kernel of Func `changed`
   /// (whose decision just changed) still among the options that kernel offers.
   bool fusions_still_offered(const ScheduleState &state, int changed) const;
-  /// Coordinate descent from the outcome's best schedule (after the passes).
+  /// Coordinate descent from the outcome's best schedule (after the passes), then widen().
   void polish(SearchOutcome &outcome);
+  /// Stages narrower than a warp along their coalescing loop made a warp wide where the model
+  /// calls it a tie.
+  void widen(ScheduleState &best);
   static constexpr int kPolishRounds = 3;
   /// A move must be predicted this much cheaper: below it the model cannot tell (lens_blur's
   /// gathered at 16x32 threads, predicted 1e-5 cheaper than 32x16, ran 1.29x slower on the H200).

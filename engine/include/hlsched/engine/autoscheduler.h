@@ -61,6 +61,7 @@ struct SearchStats {
   int warm_start_funcs = 0;       ///< Funcs that kept the previous search's decision (memo_path)
   int passes_completed = 0;
   int polished_moves = 0;         ///< decisions the final coordinate descent changed (cheaper)
+  int widened_kernels = 0;        ///< kernels made a warp wide along x after it (BeamSearch::widen)
   bool budget_exhausted = false;  ///< the time budget ran out before the planned passes
   std::string fallback;           ///< why the simple schedule was used instead, if it was
   std::string strategy;
