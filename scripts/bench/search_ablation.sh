@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Search time and predicted runtime of every example with all of the search's tricks, with each
-# of freezing, hierarchical sampling and memoization turned off, and with all three off.
+# of freezing, hierarchical sampling, memoization and the final coordinate descent (polish) turned
+# off, and with all four off.
 # Prints a markdown table (ratios are within this one run, so machine noise mostly cancels).
 #   scripts/bench/search_ablation.sh [APP...]      (default: every example)
 set -euo pipefail
@@ -10,8 +11,8 @@ apps=("$@")
 if ((${#apps[@]} == 0)); then
   for d in "$here"/examples/*/; do apps+=("$(basename "$d")"); done
 fi
-configs=("" "--no-freeze" "--no-sampling" "--no-memo" "--no-freeze --no-sampling --no-memo")
-names=("all tricks" "no freeze" "no sampling" "no memo" "none")
+configs=("" "--no-freeze" "--no-sampling" "--no-memo" "--no-polish" "--no-freeze --no-sampling --no-memo --no-polish")
+names=("all tricks" "no freeze" "no sampling" "no memo" "no polish" "none")
 
 measure() {  # app, flags -> "time_ms predicted_ms states"
   # shellcheck disable=SC2086
@@ -20,7 +21,7 @@ measure() {  # app, flags -> "time_ms predicted_ms states"
 }
 
 echo "| app | $(IFS='|'; echo "${names[*]}" | sed 's/|/ ms (pred) | /g') ms (pred) | speed-up of tricks | pred. ratio (tricks/none) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "|---|---|---|---|---|---|---|---|---|"
 for app in "${apps[@]}"; do
   row="| $app |"
   first_t="" first_p="" last_t="" last_p=""
