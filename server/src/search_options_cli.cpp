@@ -13,7 +13,7 @@ void add_search_options(CLI::App *command, AutoschedulerOptions &o) {
   command->add_flag_callback("--no-sampling", [&o] { o.sampling = false; },
                              "Evaluate every tiling (no hierarchical sampling)");
   command->add_flag_callback("--no-polish", [&o] { o.polish = false; },
-                             "No final coordinate descent from the best schedule");
+                             "No final coordinate descent (nor widening to a warp) from the best schedule");
   command->add_flag_callback("--no-memo", [&o] { o.memo = false; }, "Recompute every kernel cost (no memoization)");
   command->add_option("--seed", o.seed, "Seed of the search's random choices");
   command->add_option("--time-budget", o.time_budget_s, "Seconds the search may take (it returns the best so far)")

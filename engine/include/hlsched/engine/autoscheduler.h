@@ -24,7 +24,7 @@ struct AutoschedulerOptions {
   int passes = 2;               ///< coarse-to-fine passes after the first (inline/root-only) pass
   bool freeze = true;           ///< two-phase search: freeze all but the ~log2(N) costliest stages
   bool sampling = true;         ///< hierarchical sampling of structurally similar tilings
-  bool polish = true;           ///< a final coordinate descent from the best schedule (BeamSearch::polish)
+  bool polish = true;           ///< a final coordinate descent from the best schedule, then widening (BeamSearch::polish)
   bool memo = true;             ///< reuse per-kernel costs across states (and across runs)
   uint64_t seed = 0;            ///< random choices (sampling, tie breaks) are deterministic per seed
   double time_budget_s = 8.0;   ///< anytime: the best schedule found when this runs out
