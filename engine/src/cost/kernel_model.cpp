@@ -356,7 +356,7 @@ private:
   }
 
   // A Func computed per thread lives in registers when every access to it is at a constant index
-  // once unrolled: the kernel's points per thread are unrolled with nothing looping around them,
+  // once unrolled: the kernel's loops inside each thread are unrolled (thread_loops_unrolled),
   // and it is read at translations of them.
   bool in_registers(int c) const {
     const StageTiling &tiling = state_.decisions[root_].tilings.at(stage_);
@@ -388,8 +388,9 @@ private:
     const std::vector<std::string> loops = root_loops_of(c);
     if (std::find(loops.begin(), loops.end(), "*") != loops.end()) return false;
     // An in-thread loop ends in a GuardWithIf tail too (split by its estimated extent): a Func
-    // that follows it has no constant per-thread extent there (camera_pipe's demosaiced over the
-    // output's channels: "unable to infer constant upper bound on extent of realization").
+    // that follows it would have its per-thread extent clamped there, which Halide cannot bound
+    // by a constant (as for an intermediate's rows above). bgu's sliced models and
+    // channel_models_small's model follow no channel loop.
     for (size_t i = 0; i < tiling.vars.size(); i++)
       if (tiling.in_thread[i] && std::find(loops.begin(), loops.end(), tiling.vars[i]) != loops.end()) return false;
     return true;
