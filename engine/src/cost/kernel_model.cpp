@@ -226,13 +226,9 @@ private:
   // Whether Func `c`, computed per thread, covers more points per thread than the kernel's own
   // stage computes there (a halo that neighbouring threads recompute).
   bool has_thread_halo(int c) const {
-    const StageTiling &t = state_.decisions[root_].tilings.at(stage_);
-    double own = 1;
-    for (size_t i = 0; i < t.vars.size(); i++)
-      own *= t.in_thread[i] ? double(std::max<int64_t>(1, t.extents[i])) : double(std::max<int64_t>(1, t.serial[i]));
     double box = 1;
     for (double e : per_thread_[c].box) box *= e;
-    return box > own;
+    return box > double(state_.decisions[root_].tilings.at(stage_).points_per_thread());
   }
 
   // A staged reduction (StageTiling::slab): its outermost reduction loop runs in slabs; a Func
@@ -286,7 +282,7 @@ private:
   std::optional<Unrolled> root_unrolled(const StageTiling &tiling) const {
     const StageNode &stage = dag_.funcs[root_].stages[stage_];
     if (tiling.single_thread || tiling.atomic || tiling.privatized || stage.has_rvars()) return std::nullopt;
-    if (std::find(tiling.in_thread.begin(), tiling.in_thread.end(), true) != tiling.in_thread.end()) return std::nullopt;
+    if (tiling.has_in_thread_loop()) return std::nullopt;
     Unrolled u;
     for (const LoopDim &loop : stage.loops) u.extents[loop.var] = 1;
     for (size_t i = 0; i < tiling.vars.size(); i++)
@@ -906,7 +902,7 @@ bool reads_through_inlined_clamp(const PipelineDag &dag, const ScheduleState &st
 
 bool unrolls_in_thread_loops(const PipelineDag &dag, const ScheduleState &state, int func, int stage) {
   const StageTiling &t = state.decisions[func].tilings.at(size_t(stage));
-  if (t.single_thread || std::find(t.in_thread.begin(), t.in_thread.end(), true) == t.in_thread.end()) return false;
+  if (t.single_thread || !t.has_in_thread_loop()) return false;
   return !reads_through_inlined_clamp(dag, state, dag.funcs[func].stages[size_t(stage)], 0);
 }
 

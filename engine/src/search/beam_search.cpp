@@ -207,6 +207,18 @@ const std::vector<DecisionPtr> &BeamSearch::standalone(int func, bool coarse) {
   return options;
 }
 
+std::vector<DecisionPtr> BeamSearch::options_in(const ScheduleState &state, int func, bool coarse) {
+  OptionLimits limits;
+  limits.coarse = coarse;
+  // The same for every state of the search (the memoized tilings of the paper)...
+  std::vector<DecisionPtr> options = standalone(func, coarse);
+  // ...and the fusions, which depend on how the consumers were scheduled.
+  for (FuncDecision &d : fusion_options(dag_, state, func, gpu_, limits))
+    options.push_back(std::make_shared<const FuncDecision>(std::move(d)));
+  return keep_atomic_adds(dag_, state, func, std::move(options),
+                          [](const DecisionPtr &d) -> const FuncDecision & { return *d; });
+}
+
 bool BeamSearch::still_valid(const ScheduleState &state, int func, const FuncDecision &d) const {
   // A decision whose consumers became an atomic update it would lower to a compare-and-swap loop.
   if (decision_breaks_atomic_add(dag_, state, func, d)) return false;
@@ -223,15 +235,7 @@ std::vector<DecisionPtr> BeamSearch::children(const ScheduleState &state, int fu
   const DecisionPtr &first = is_frozen ? frozen_source->decisions.shared(func) : nullptr;
   const bool first_valid = is_frozen && still_valid(state, func, *first);
   if (mode == Frozen::Fixed && first_valid) return {first};
-  OptionLimits limits;
-  limits.coarse = coarse;
-  // The same for every state of the search (the memoized tilings of the paper)...
-  std::vector<DecisionPtr> options = standalone(func, coarse);
-  // ...and the fusions, which depend on how the consumers were scheduled.
-  for (FuncDecision &d : fusion_options(dag_, state, func, gpu_, limits))
-    options.push_back(std::make_shared<const FuncDecision>(std::move(d)));
-  options = keep_atomic_adds(dag_, state, func, std::move(options),
-                             [](const DecisionPtr &d) -> const FuncDecision & { return *d; });
+  std::vector<DecisionPtr> options = options_in(state, func, coarse);
   if (is_frozen) {
     // A frozen Func keeps its earlier decision (the combinatorial part: its tiling) but may still
     // be inlined or fused into a consumer's kernel, where launches are saved; one that was inlined
@@ -518,16 +522,12 @@ bool BeamSearch::fusions_still_offered(const ScheduleState &state, int changed) 
 void BeamSearch::polish(SearchOutcome &outcome) {
   if (!outcome.best.complete() || !std::isfinite(outcome.best.cost_ms)) return;
   ScheduleState best = outcome.best;
-  OptionLimits limits;
   bool improved = true;
   for (int round = 0; round < kPolishRounds && improved && !out_of_time(); round++) {
     improved = false;
     for (int func : order_) {
       if (out_of_time()) break;
-      std::vector<DecisionPtr> options = standalone(func, /*coarse=*/false);
-      for (FuncDecision &d : fusion_options(dag_, best, func, gpu_, limits))
-        options.push_back(std::make_shared<const FuncDecision>(std::move(d)));
-      for (const DecisionPtr &option : options) {
+      for (const DecisionPtr &option : options_in(best, func, /*coarse=*/false)) {
         if (option == best.decisions.shared(func)) continue;
         ScheduleState child = best;
         child.decide(func, option);

@@ -72,6 +72,9 @@ private:
                                     const std::vector<bool> &frozen, const ScheduleState *frozen_source, Frozen mode);
   bool warm_pass(const ScheduleState &previous, SearchOutcome &outcome);
   const std::vector<DecisionPtr> &standalone(int func, bool coarse);
+  /// Every option for `func` in `state`: its standalone options and the fusions its consumers
+  /// allow, without those that would lower an atomic scatter to a compare-and-swap loop.
+  std::vector<DecisionPtr> options_in(const ScheduleState &state, int func, bool coarse);
   std::vector<DecisionPtr> sample(std::vector<DecisionPtr> options, int func);
   Beam select(Beam candidates, int beam_size) const;
   /// Adds a pass's final beam to the outcome's candidates.
