@@ -48,8 +48,20 @@ json stage_json(const StageNode &s) {
     loops.push_back({{"var", l.var}, {"rvar", l.is_rvar}, {"pure", l.is_pure}, {"estimate", span_json(l.estimate)}});
   json accesses = json::array();
   for (const ProducerAccess &a : s.accesses) accesses.push_back(access_json(a));
-  return {{"index", s.index}, {"name", s.name}, {"definition", s.definition}, {"loops", loops},
-          {"points", s.points}, {"ops_per_point", s.ops}, {"accesses", accesses}};
+  json out{{"index", s.index}, {"name", s.name}, {"definition", s.definition}, {"loops", loops},
+           {"points", s.points}, {"ops_per_point", s.ops}, {"accesses", accesses}};
+  if (!s.phase_loops.empty()) {
+    // Loops whose phase picks the branch a point computes; with all of them known, the average
+    // point's arithmetic (dag/phase_folding.h).
+    json phases = json::array();
+    for (const PhaseLoop &l : s.phase_loops)
+      phases.push_back({{"var", l.var}, {"period", l.period}, {"by_value", l.by_value}, {"first", l.first}});
+    out["phase_loops"] = phases;
+    const FoldedStage &all = s.folded.at((1u << s.phase_loops.size()) - 1);
+    out["arithmetic_per_point"] = s.arithmetic_ops().total();
+    out["arithmetic_per_point_phases_known"] = double(arithmetic_ops_of(all.ops_total).total()) / double(all.phases);
+  }
+  return out;
 }
 
 }  // namespace

@@ -73,6 +73,18 @@ std::string dag_report(const json &dag) {
       for (const json &l : s["loops"])
         out << " " << l.value("var", "?") << (l.value("rvar", false) ? "(r)" : "") << "=" << l["estimate"].value("extent", 0);
       out << "\n";
+      if (s.contains("phase_loops")) {
+        out << "      phases:";
+        for (const json &l : s["phase_loops"]) {
+          const int period = l.value("period", 0);
+          if (l.value("by_value", false))
+            out << " " << l.value("var", "?") << " = " << l.value("first", int64_t{0}) << ".." << l.value("first", int64_t{0}) + period - 1;
+          else
+            out << " " << l.value("var", "?") << " % " << period;
+        }
+        out << "; arithmetic/point " << s.value("arithmetic_per_point", int64_t{0}) << ", "
+            << s.value("arithmetic_per_point_phases_known", 0.0) << " with the phases known\n";
+      }
       for (const json &a : s["accesses"]) {
         out << "      reads " << a.value("producer", "?") << " x" << a.value("calls_per_point", 0)
             << (a.value("pointwise", false) ? " pointwise" : "") << " region/point [";

@@ -10,6 +10,7 @@
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/compile_check.h"
+#include "cost/folded_phases.h"
 #include "cost/gpu_cost_model.h"
 #include "cost/kernel_model.h"
 #include "cost/learned_model.h"
@@ -640,3 +641,114 @@ TEST_CASE("a Func computed per thread under unrolled channels lives in registers
   CHECK_FALSE(fused_in(one_row_of_threads, model).in_registers);
 }
 
+
+namespace {
+
+// bayer_small with `rgb` and `out` decided: `rgb` at root over `rgb_rows` x `rgb_rows` points
+// per thread and its channels whole in each thread (or inlined, rgb_rows == 0), `out` over 2x2
+// points per thread and its channels in each thread.
+ScheduleState bayer_state(const PipelineDag &dag, int64_t rgb_rows) {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int out = func_named(dag, "out"), rgb = func_named(dag, "rgb");
+  REQUIRE(out >= 0);
+  REQUIRE(rgb >= 0);
+  auto tiled = [&](int f, int64_t rows) {
+    for (FuncDecision d : standalone_options(dag, f, gpu, OptionLimits{})) {
+      if (d.level != ComputeLevel::Root || d.tilings[0].in_thread != std::vector<bool>{false, false, true}) continue;
+      d.tilings[0].threads = {32, 8, 1};
+      d.tilings[0].serial = {rows, rows, 1};
+      return d;
+    }
+    FAIL("no tiling with channels in the thread");
+    return FuncDecision{};
+  };
+  ScheduleState state(dag);
+  state.decide(out, tiled(out, 2));
+  state.decide(rgb, rgb_rows > 0 ? tiled(rgb, rgb_rows) : FuncDecision{ComputeLevel::Inline});
+  return state;
+}
+
+Halide::Buffer<float> run_bayer(const Halide::Pipeline &p, int origin) {
+  bind_input(p, "input", random_buffer<float>({48, 30}, 11, 0, 1));
+  Halide::Buffer<float> out(41, 23, 3);  // odd sizes: not whole quads, nor whole blocks
+  out.set_min(origin, origin, 0);
+  Halide::Pipeline handle = p;
+  handle.realize(out, cpu_target());
+  return out;
+}
+
+void check_bayer_schedule(int64_t rgb_rows, const std::vector<std::string> &directives) {
+  auto inst = instantiate_generator("bayer_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const ScheduleSpec spec = state_to_spec(dag, bayer_state(dag, rgb_rows), gpu);
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  for (const std::string &d : directives) CHECK(code.find(d) != std::string::npos);
+  apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
+  CHECK(compile_pipeline(inst.pipeline, default_gpu_target()).gpu_kernels > 0);
+
+  // The CPU twin computes exactly what compute_root computes, from an even origin (the folded
+  // code) and an odd one (an output's unspecialized code).
+  auto reference = instantiate_generator("bayer_small", cpu_target(), {}, false);
+  schedule_compute_root_everywhere(reference.pipeline);
+  auto cpu = instantiate_generator("bayer_small", cpu_target(), {});
+  const PipelineDag cpu_dag = build_pipeline_dag(cpu.pipeline);
+  apply_schedule(state_to_spec(cpu_dag, bayer_state(cpu_dag, rgb_rows), gpu), cpu.pipeline, ApplyMode::Cpu);
+  for (int origin : {0, 1})
+    CHECK(count_differences(run_bayer(cpu.pipeline, origin), run_bayer(reference.pipeline, origin)) == 0);
+}
+
+}  // namespace
+
+// A Bayer demosaic picks one of four interpolations per pixel by the parity of x and y, and one
+// of three colours by its channel: unrolled over whole 2x2 quads from an even start, each point
+// computes its own branch only (Halide 14's PTX for camera_pipe's demosaic: 20 global loads per
+// quad instead of 72). The start is stated with align_bounds at root, with a specialization of
+// an output's origin where the demosaic is inlined into it.
+TEST_CASE("a demosaic folds its Bayer phases over whole quads per thread", "[schedule][constructs][phases]") {
+  auto inst = instantiate_generator("bayer_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int out = func_named(dag, "out"), rgb = func_named(dag, "rgb");
+
+  // The DAG: x and y by their residues modulo 2, c by its value (out reads rgb at c = 0, 1, 2).
+  const StageNode &stage = dag.funcs[size_t(rgb)].stages[0];
+  REQUIRE(stage.phase_loops.size() == 3);
+  CHECK((stage.phase_loops[0].var == "x" && stage.phase_loops[0].period == 2 && !stage.phase_loops[0].by_value));
+  CHECK((stage.phase_loops[1].var == "y" && stage.phase_loops[1].period == 2 && !stage.phase_loops[1].by_value));
+  CHECK((stage.phase_loops[2].var == "c" && stage.phase_loops[2].period == 3 && stage.phase_loops[2].by_value));
+  const FoldedStage &all = stage.folded.at(7);
+  CHECK(all.phases == 12);
+  CHECK(double(arithmetic_ops_of(all.ops_total).total()) / 12.0 < double(stage.arithmetic_ops().total()) / 3.0);
+  const ProducerAccess &mosaic = stage.accesses.at(0);
+  CHECK(double(all.calls_total.at(mosaic.producer)) / 12.0 < double(mosaic.calls_per_point) / 3.0);
+
+  // At root over 2x2 points per thread every phase folds; over 3x3 only the channels do.
+  const FoldedPhases quads = folded_phases(dag, bayer_state(dag, 2), rgb, 0);
+  CHECK(quads.masks.at(rgb) == 7u);
+  CHECK(quads.alignment == std::map<std::string, int>{{"x", 2}, {"y", 2}});
+  const FoldedPhases odd = folded_phases(dag, bayer_state(dag, 3), rgb, 0);
+  CHECK(odd.masks.at(rgb) == 4u);
+  CHECK(odd.alignment.empty());
+  const KernelModel folded_kernel = build_kernel_model(dag, bayer_state(dag, 2), rgb, 0, gpu);
+  const KernelModel unfolded_kernel = build_kernel_model(dag, bayer_state(dag, 3), rgb, 0, gpu);
+  REQUIRE(folded_kernel.valid);
+  REQUIRE(unfolded_kernel.valid);
+  CHECK(folded_kernel.ops_per_block / folded_kernel.points_per_block <
+        0.5 * unfolded_kernel.ops_per_block / unfolded_kernel.points_per_block);
+
+  // Inlined into the output (2x2 points per thread): folded through its calls rgb(x, y, 0..2).
+  const FoldedPhases inlined = folded_phases(dag, bayer_state(dag, 0), out, 0);
+  CHECK(inlined.masks.at(rgb) == 7u);
+  CHECK(inlined.alignment == std::map<std::string, int>{{"x", 2}, {"y", 2}});
+
+  check_bayer_schedule(2, {".align_bounds(x, 2)", ".align_bounds(y, 2)"});
+  check_bayer_schedule(0, {".specialize(out", ".output_buffer().dim(0).min() % 2 == 0 && out",
+                           ".output_buffer().dim(1).min() % 2 == 0)"});
+
+  // The search folds them.
+  const ScheduleResult searched = schedule_pipeline(inst.pipeline, dag, AutoschedulerOptions{});
+  INFO(searched.schedule_code);
+  CHECK(uses(searched, "phases folded (unrolled over whole periods)"));
+}

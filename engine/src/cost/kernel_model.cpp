@@ -1,6 +1,9 @@
 #include "cost/kernel_model.h"
 
+#include "cost/folded_phases.h"
+
 #include <algorithm>
+#include <set>
 #include <cctype>
 #include <cmath>
 #include <optional>
@@ -97,16 +100,6 @@ bool reads_clamped_window(const ProducerAccess &a) {
                                      [](int64_t n) { return n > 0; });
 }
 
-// Whether access `a` reads the same point for every iteration of loop `var`.
-bool invariant_in(const ProducerAccess &a, const std::string &var) {
-  for (size_t d = 0; d < a.region_min.size(); d++)
-    for (const AffineExpr *b : {&a.region_min[d], &a.region_max[d]}) {
-      auto it = b->coefficients.find(var);
-      if (!b->is_affine || (it != b->coefficients.end() && it->second != 0)) return false;
-    }
-  return true;
-}
-
 class KernelBuilder {
 public:
   KernelBuilder(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu, int root, int stage)
@@ -125,6 +118,16 @@ public:
     unrolled_root_ = root_unrolled(tiling);
     unrolls_in_thread_ = unrolls_in_thread_loops(dag_, state_, root_, stage_);
     km.guarded_block_fraction = guarded_fraction_ = guarded_block_fraction(tiling);
+    follows_.assign(dag_.funcs.size(), {});
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (!tiling.single_thread && tiling.in_thread[i]) follows_[size_t(root_)][tiling.vars[i]] = {tiling.vars[i]};
+    phases_ = folded_phases(dag_, state_, root_, stage_);
+    if (auto own = phases_.masks.find(root_); own != phases_.masks.end()) {
+      const StageNode &s = dag_.funcs[root_].stages[stage_];
+      const unsigned mask = own->second;
+      for (size_t k = 0; k < s.phase_loops.size(); k++)
+        if ((mask & (1u << k)) && s.phase_loops[k].by_value) folded_by_value_.insert(s.phase_loops[k].var);
+    }
     per_thread_ = propagate(tiling, /*per_thread=*/true, km);
     std::vector<FuncInKernel> per_block = propagate(tiling, /*per_thread=*/false, km);
     // A block touches no more distinct elements than its loads read. Only a footprint guessed
@@ -199,6 +202,12 @@ private:
       if (f.stages.empty()) continue;
       const FuncDecision &decision = state_.decisions[c];
       if (decision.level == ComputeLevel::Inline) {
+        // Unrolled points of the kernel that read one point of an inlined Func compute it once:
+        // the compiler merges the copies' common subexpressions once their loads are merged
+        // (distinct_per_pass). Harris's 4 rows per thread of 3x3 box sums of products compute
+        // 6 rows of products, not 12.
+        if (const Unrolled *passes = per_thread ? nullptr : inlined_passes(c))
+          info[c].evals = std::min(info[c].evals, points_of(passes->extents) * passes->passes_per_block);
         visit_stage(c, f.stages[0], stage_loop_extents(f, 0, info[c].box), info[c].evals, nullptr, info, per_thread, km);
         continue;
       }
@@ -442,15 +451,76 @@ private:
     return (d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) && d.kernel_root == root_;
   }
 
-  // How many iterations of the root stage's in-thread loops (StageTiling::in_thread) read the
-  // same value through access `a`: the product of the extents of those loops it does not follow.
-  double shared_across_in_thread_loops(const ProducerAccess &a) const {
+  // The kernel's in-thread loops (StageTiling::in_thread: run unrolled) that coordinate `dim` of
+  // access `a` from Func `c` follows, through c's own coordinates (follows_); all of c's where the
+  // index is not affine.
+  std::set<std::string> loops_followed(int c, const ProducerAccess &a, size_t dim) const {
+    std::set<std::string> out;
+    const std::map<std::string, std::set<std::string>> &mine = follows_[size_t(c)];
+    for (const AffineExpr *b : {&a.region_min[dim], &a.region_max[dim]}) {
+      if (!b->is_affine) {
+        for (const auto &[var, loops] : mine) out.insert(loops.begin(), loops.end());
+        return out;
+      }
+      for (const auto &[var, k] : b->coefficients) {
+        auto it = mine.find(var);
+        if (k != 0 && it != mine.end()) out.insert(it->second.begin(), it->second.end());
+      }
+    }
+    return out;
+  }
+
+  // How many iterations of the kernel's in-thread loops read the same value through access `a`
+  // of Func `c`: the product of the extents of those loops c's point follows and the access does
+  // not. The unrolled copies' common subexpressions are computed and loaded once per thread: the
+  // kernel's own reads (unsharp's per-pixel ratio for its three channels) and those of Funcs
+  // inlined into it (camera_pipe's corrected reads demosaiced(x, y, 0..2) for each channel).
+  double shared_across_in_thread_loops(int c, const ProducerAccess &a) const {
     if (!unrolls_in_thread_) return 1;  // never for a one-thread stage
+    std::set<std::string> own, followed;
+    for (const auto &[var, loops] : follows_[size_t(c)]) own.insert(loops.begin(), loops.end());
+    for (size_t d = 0; d < a.region_min.size(); d++) {
+      const std::set<std::string> f = loops_followed(c, a, d);
+      followed.insert(f.begin(), f.end());
+    }
     const StageTiling &t = state_.decisions[root_].tilings.at(stage_);
     double shared = 1;
     for (size_t i = 0; i < t.vars.size(); i++)
-      if (t.in_thread[i] && invariant_in(a, t.vars[i])) shared *= double(std::max<int64_t>(1, t.extents[i]));
+      // A loop folded by value: its copies' calls are already counted per copy (phases_).
+      if (t.in_thread[i] && own.count(t.vars[i]) && !followed.count(t.vars[i]) && !folded_by_value_.count(t.vars[i]))
+        shared *= double(std::max<int64_t>(1, t.extents[i]));
     return shared;
+  }
+
+  // Records which in-thread loops a Func inlined into the kernel follows, from a call to it.
+  void note_inlined_coordinates(int c, const ProducerAccess &a, int p) {
+    const FuncNode &producer = dag_.funcs[size_t(p)];
+    for (size_t d = 0; d < producer.args.size() && d < a.region_min.size(); d++) {
+      const std::set<std::string> f = loops_followed(c, a, d);
+      follows_[size_t(p)][producer.args[d]].insert(f.begin(), f.end());
+    }
+  }
+
+  // Func `c`'s stage's counts with the phases it folds in this kernel (cost/folded_phases.h; a
+  // Func fused per block: block_fused_folded_phases over its box), or nullptr.
+  const FoldedStage *folded_counts(int c, const StageNode &stage, const std::vector<double> &box) const {
+    if (stage.index != 0) return nullptr;
+    const FuncDecision &d = state_.decisions[c];
+    if (c != root_ && d.level == ComputeLevel::Block) {
+      const unsigned mask = block_fused_folded_phases(dag_.funcs[c], box);
+      return mask ? &stage.folded.at(mask) : nullptr;
+    }
+    if (c != root_ && d.level != ComputeLevel::Inline) return nullptr;
+    return phases_.counts(dag_, c);
+  }
+
+  // Call sites of access `a` per point of Func `c`'s stage: with its phases known in the kernel
+  // (the kernel's own stage, a Func inlined into it), the average phase's.
+  double calls_per_point(int c, const ProducerAccess &a, const StageNode &stage, const std::vector<double> &box) const {
+    const FoldedStage *folded = folded_counts(c, stage, box);
+    if (!folded) return double(a.calls_per_point);
+    auto it = folded->calls_total.find(a.producer);
+    return it == folded->calls_total.end() ? 0.0 : double(it->second) / double(folded->phases);
   }
 
   // Records what one stage of Func `c`, evaluated `evals` times per block (or thread) over loops
@@ -469,7 +539,11 @@ private:
       // The kernel's loops that run whole in each thread (unrolled: a few channels) share what
       // does not follow them: the unrolled copies' common subexpressions are computed and loaded
       // once per thread (unsharp's per-pixel ratio for its three channels).
-      const double loads = evals * double(a.calls_per_point) / (c == root_ ? shared_across_in_thread_loops(a) : 1.0);
+      const bool inlined_here = p >= 0 && p != c && state_.decided[size_t(p)] &&
+                                state_.decisions[size_t(p)].level == ComputeLevel::Inline;
+      const bool shares = c == root_ || (state_.decisions[size_t(c)].level == ComputeLevel::Inline && !std::getenv("HLSCHED_NO_INLINE_SHARING"));
+      const double loads = evals * calls_per_point(c, a, stage, info[c].box) / (shares ? shared_across_in_thread_loops(c, a) : 1.0);
+      if (inlined_here && shares) note_inlined_coordinates(c, a, p);
       // A boundary condition in the kernel's own stage or a Func inlined into it (charge_join_spills).
       if (!per_thread && reads_clamped_window(a) && (c == root_ || state_.decisions[c].level == ComputeLevel::Inline))
         reads_through_clamp_ = true;
@@ -497,10 +571,30 @@ private:
         if (state_.decisions[p].level == ComputeLevel::Inline) pi.evals += loads;
         if (!pi.reached || pi.stride.dim < 0) pi.stride = stride;
         pi.reached = true;
-        if (!per_thread && state_.decisions[p].level != ComputeLevel::Inline) fused_loads_[p] += loads;
+        // Unrolled points of the kernel's stage load each distinct shared-memory address once per
+        // pass, as they do global ones (harris's 4 rows per thread over its 3x3 box sums of
+        // products of Ix and Iy per block: 36 shared loads per point as written, 9 issued).
+        // The same holds for Funcs inlined into those points (inlined_passes_), whose coordinates
+        // per pass follow from their callers'.
+        const Unrolled *passes = c == root_ ? unrolled : inlined_passes(c);
+        double issued = loads;
+        if (passes && !per_thread && state_.decisions[p].level == ComputeLevel::Block) {
+          issued = std::min(loads, distinct_per_pass(a, *passes));
+          issued += guarded_fraction_ * (loads - issued);  // guarded tail blocks load per point
+        }
+        if (passes && !per_thread && state_.decisions[p].level == ComputeLevel::Inline) {
+          Unrolled &mine = inlined_passes_[p];
+          mine.passes_per_block = passes->passes_per_block;
+          const FuncNode &producer = dag_.funcs[size_t(p)];
+          for (size_t d = 0; d < producer.args.size() && d < a.region_min.size(); d++) {
+            double &e = mine.extents[producer.args[d]];
+            e = std::max(e, region_extent(a, d, passes->extents, full_extent_of(dag_, a.producer, d)));
+          }
+        }
+        if (!per_thread && state_.decisions[p].level != ComputeLevel::Inline) fused_loads_[p] += issued;
         // An inlined Func is substituted, not loaded, and a Func in registers has no address:
         // only shared-memory loads compute one.
-        if (!per_thread && state_.decisions[p].level == ComputeLevel::Block) address_ops_per_block_ += 2.0 * loads;
+        if (!per_thread && state_.decisions[p].level == ComputeLevel::Block) address_ops_per_block_ += 2.0 * issued;
         if (!per_thread && state_.decisions[p].level == ComputeLevel::Block && stride.dim == 0)
           bank_conflicts_[p] = std::max(bank_conflicts_[p], std::fabs(stride.coef) >= 2 ? std::fabs(stride.coef) : 1.0);
         continue;
@@ -521,10 +615,7 @@ private:
       read->footprint_per_block = std::max(read->footprint_per_block, footprint);
       double issued = loads;
       if (unrolled) {
-        double distinct = 1;
-        for (size_t d = 0; d < box.size(); d++)
-          distinct *= region_extent(a, d, unrolled->extents, full_extent_of(dag_, a.producer, d));
-        issued = std::min(loads, distinct * unrolled->passes_per_block);
+        issued = std::min(loads, distinct_per_pass(a, *unrolled));
         // Guarded tail blocks load per point (guarded_block_fraction).
         issued += guarded_fraction_ * (loads - issued);
       }
@@ -541,6 +632,21 @@ private:
       read->sector_efficiency =
           std::min(read->sector_efficiency, coalescing_efficiency(group, read->bytes_per_element, threads_x));
     }
+  }
+
+  // A Func inlined into the kernel's unrolled points: its extents per pass, or nullptr.
+  const Unrolled *inlined_passes(int c) const {
+    if (c == root_ || state_.decisions[size_t(c)].level != ComputeLevel::Inline) return nullptr;
+    auto it = inlined_passes_.find(c);
+    return it == inlined_passes_.end() ? nullptr : &it->second;
+  }
+
+  // Distinct elements access `a` reads over a block's unrolled passes.
+  double distinct_per_pass(const ProducerAccess &a, const Unrolled &unrolled) const {
+    double distinct = 1;
+    for (size_t d = 0; d < a.region_min.size(); d++)
+      distinct *= region_extent(a, d, unrolled.extents, full_extent_of(dag_, a.producer, d));
+    return distinct * unrolled.passes_per_block;
   }
 
   // The kernel's consecutive points per thread along its coalescing loop.
@@ -581,9 +687,11 @@ private:
         double steps = 1;
         for (const LoopDim &loop : s->loops)
           if (c != root_ && loop.is_rvar) steps *= double(std::max<int64_t>(1, loop.estimate.extent()));
-        const ArithmeticOps ops = s->arithmetic_ops();
-        km.ops_per_block += evals * steps * double(ops.basic);
-        km.math_ops_per_block += evals * steps * double(ops.math);
+        const FoldedStage *folded = folded_counts(c, *s, per_block[c].box);
+        const ArithmeticOps ops = folded ? arithmetic_ops_of(folded->ops_total) : s->arithmetic_ops();
+        const double per_phase = folded ? 1.0 / double(folded->phases) : 1.0;
+        km.ops_per_block += evals * steps * double(ops.basic) * per_phase;
+        km.math_ops_per_block += evals * steps * double(ops.math) * per_phase;
         if (s->index > 0) accumulator_updates += evals * steps;
         if (c != root_ && d.level == ComputeLevel::Block) block_fused_ops_[c] += evals * steps * double(ops.total());
       }
@@ -812,6 +920,13 @@ private:
   double guard_branches_per_block_ = 0;  ///< guarded points per block (visit_stage), averaged over blocks
   int register_tile_ = -1;  ///< register_tile_reduction() of the kernel, when this is its last stage
   bool unrolls_in_thread_ = false;  ///< unrolls_in_thread_loops() of the kernel's stage
+  /// Funcs inlined into the kernel's unrolled points (root_unrolled): their extents per pass.
+  std::map<int, Unrolled> inlined_passes_;
+  /// Per Func of the kernel (its own stage, Funcs inlined into it): its coordinates' in-thread
+  /// loops followed (shared_across_in_thread_loops).
+  std::vector<std::map<std::string, std::set<std::string>>> follows_;
+  FoldedPhases phases_;  ///< the phase loops the kernel's unrolled copies fold (cost/folded_phases.h)
+  std::set<std::string> folded_by_value_;  ///< its loops folded by value: their copies share nothing by construction
   bool reads_through_clamp_ = false;  ///< visit_stage: a boundary condition read in the kernel's code
   double slabs_ = 1;                                 ///< set_slabs()
   std::map<std::string, double> slab_extents_;       ///< set_slabs(): empty when not staged
@@ -904,6 +1019,23 @@ bool unrolls_in_thread_loops(const PipelineDag &dag, const ScheduleState &state,
   const StageTiling &t = state.decisions[func].tilings.at(size_t(stage));
   if (t.single_thread || !t.has_in_thread_loop()) return false;
   return !reads_through_inlined_clamp(dag, state, dag.funcs[func].stages[size_t(stage)], 0);
+}
+
+unsigned block_fused_folded_phases(const FuncNode &f, const std::vector<double> &box) {
+  if (f.stages.size() != 1) return 0;  // its updates share the pure stage's loops (schedule_block_fused)
+  const std::vector<PhaseLoop> &loops = f.stages[0].phase_loops;
+  std::vector<size_t> thread_dims;  // as block_fused_layout picks them
+  for (size_t d = 0; d < box.size() && thread_dims.size() < 2; d++)
+    if (box[d] > 1) thread_dims.push_back(d);
+  unsigned mask = 0;
+  for (size_t k = 0; k < loops.size(); k++) {
+    if (!loops[k].by_value) continue;
+    const auto arg = std::find(f.args.begin(), f.args.end(), loops[k].var);
+    const size_t d = size_t(arg - f.args.begin());
+    if (arg != f.args.end() && std::find(thread_dims.begin(), thread_dims.end(), d) == thread_dims.end())
+      mask |= 1u << k;
+  }
+  return mask;
 }
 
 bool updates_accumulate_in_place(const FuncNode &f) {

@@ -134,6 +134,14 @@ BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::v
 /// slower on the H200 (2026-12-02) than as a loop; bgu's output, its channels unrolled, 2.4x faster.
 bool unrolls_in_thread_loops(const PipelineDag &dag, const ScheduleState &state, int func, int stage);
 
+
+/// The phase loops known by value (StageNode::phase_loops, a bitmask) of a Func fused per block
+/// over `box` that its per-block schedule runs unrolled inside each thread: those it reads at
+/// constant coordinates outside the block's thread loops (block_fused_layout's first two dims
+/// wider than a point). Each unrolled copy computes only its own branch (camera_pipe's
+/// deinterleaved: one of its four Bayer planes per copy, not all four).
+unsigned block_fused_folded_phases(const FuncNode &f, const std::vector<double> &box);
+
 /// Every update of `f` accumulates into each point in place (`f(x, y) += ...`): its loops other
 /// than the reduction's are exactly f's pure variables, in order.
 bool updates_accumulate_in_place(const FuncNode &f);

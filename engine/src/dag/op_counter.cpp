@@ -98,6 +98,15 @@ private:
 
 }  // namespace
 
+void CallSiteCounter::visit(const Call *call) {
+  IRVisitor::visit(call);
+  if (call->call_type == Call::Halide) calls[call->name]++;
+  if (call->call_type == Call::Image && !call->image.defined()) {
+    calls[call->name]++;
+    inputs.insert(call->name);
+  }
+}
+
 OpCounts count_operations(const std::vector<Expr> &exprs) {
   OperationCounter counter;
   for (const Expr &e : exprs) {

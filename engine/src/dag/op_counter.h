@@ -1,6 +1,9 @@
 // Counting the operations in one point of a stage, by kind and scalar type.
 #pragma once
 
+#include <map>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "Halide.h"
@@ -14,6 +17,17 @@ namespace hlsched {
 /// "libm.f32": the arithmetic instructions the math calls' library routines run besides their
 /// special-function operation (pow: 55), counted as basic arithmetic.
 OpCounts count_operations(const std::vector<Halide::Expr> &exprs);
+
+/// Counts the call sites of each producer (Funcs and input buffers) in the expressions it visits.
+class CallSiteCounter : public Halide::Internal::IRVisitor {
+public:
+  std::map<std::string, int64_t> calls;
+  std::set<std::string> inputs;
+
+private:
+  using Halide::Internal::IRVisitor::visit;
+  void visit(const Halide::Internal::Call *call) override;
+};
 
 /// Short type name: "f32", "u8", "i32", "bool".
 std::string short_type_name(const Halide::Type &t);

@@ -16,6 +16,7 @@
 #include "dag/atomic_index.h"
 #include "dag/estimates.h"
 #include "dag/op_counter.h"
+#include "dag/phase_folding.h"
 
 namespace hlsched {
 
@@ -79,24 +80,6 @@ private:
   }
 
   const std::set<std::string> &vars_;
-};
-
-// Counts the call sites of each producer in a definition.
-class CallSiteCounter : public IRVisitor {
-public:
-  std::map<std::string, int64_t> calls;
-  std::set<std::string> inputs;
-
-private:
-  using IRVisitor::visit;
-  void visit(const Call *call) override {
-    IRVisitor::visit(call);
-    if (call->call_type == Call::Halide) calls[call->name]++;
-    if (call->call_type == Call::Image && !call->image.defined()) {
-      calls[call->name]++;
-      inputs.insert(call->name);
-    }
-  }
 };
 
 bool is_boundary_condition_name(const std::string &name) {
@@ -310,7 +293,9 @@ bool StageNode::has_rvars() const {
   return std::any_of(loops.begin(), loops.end(), [](const LoopDim &l) { return l.is_rvar; });
 }
 
-ArithmeticOps StageNode::arithmetic_ops() const {
+ArithmeticOps StageNode::arithmetic_ops() const { return arithmetic_ops_of(ops); }
+
+ArithmeticOps arithmetic_ops_of(const OpCounts &ops) {
   ArithmeticOps n;
   for (const auto &[key, count] : ops) {
     if (key.rfind("load.", 0) == 0 || key.rfind("store.", 0) == 0) continue;
@@ -429,6 +414,23 @@ PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
         stage.points *= std::max<int64_t>(1, loop.estimate.extent());
       }
     }
+  }
+
+  // Loops whose phase picks what a point computes (dag/phase_folding.h), once regions are known.
+  for (FuncNode &node : dag.funcs) {
+    std::vector<bool> constant_dims(node.args.size(), !node.is_output);
+    for (const FuncNode &consumer : dag.funcs)
+      for (const StageNode &stage : consumer.stages)
+        for (const ProducerAccess &a : stage.accesses) {
+          if (a.producer != node.name || consumer.name == node.name) continue;
+          for (size_t d = 0; d < constant_dims.size(); d++) {
+            const bool fixed = d < a.region_min.size() && a.region_min[d].is_affine && a.region_max[d].is_affine &&
+                               a.region_min[d].coefficients.empty() && a.region_max[d].coefficients.empty();
+            constant_dims[d] = constant_dims[d] && fixed;
+          }
+        }
+    node.fixed_dims = constant_dims;
+    describe_phase_loops(env.at(node.name), constant_dims, node);
   }
   return dag;
 }

@@ -42,6 +42,16 @@ public:
         break;
       case K::Unroll: stage_.unroll(var(d.vars[0])); break;
       case K::BoundExtent: func_.bound_extent(Var(d.vars.at(0)), Expr(int(d.factors.at(0)))); break;
+      case K::AlignBounds: func_.align_bounds(Var(d.vars.at(0)), Expr(int(d.factors.at(0)))); break;
+      case K::SpecializeAligned: {
+        Expr aligned;
+        for (size_t i = 0; i + 1 < d.factors.size(); i += 2) {
+          Expr term = func_.output_buffer().dim(int(d.factors[i])).min() % int(d.factors[i + 1]) == 0;
+          aligned = aligned.defined() ? (aligned && term) : term;
+        }
+        func_.specialize(aligned);
+        break;
+      }
       case K::Vectorize: stage_.vectorize(var(d.vars[0])); break;
       case K::Atomic: stage_.atomic(); break;  // the CPU twin's parallel loops race the same way
       case K::RFactor: {

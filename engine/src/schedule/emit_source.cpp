@@ -198,6 +198,14 @@ private:
       case K::Atomic: return "atomic()";
       case K::RFactor: return "rfactor(" + join(names_of(d.vars)) + ")";
       case K::BoundExtent: return "bound_extent(" + name_of(d.vars.at(0)) + ", " + factor(0) + ")";
+      case K::AlignBounds: return "align_bounds(" + name_of(d.vars.at(0)) + ", " + factor(0) + ")";
+      case K::SpecializeAligned: {
+        std::string condition;
+        for (size_t i = 0; i + 1 < d.factors.size(); i += 2)
+          condition += std::string(i ? " && " : "") + func_ids_.at(d.at_func) + ".output_buffer().dim(" + factor(i) +
+                       ").min() % " + factor(i + 1) + " == 0";
+        return "specialize(" + condition + ")";
+      }
     }
     return "";
   }

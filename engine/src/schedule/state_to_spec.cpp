@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "cost/folded_phases.h"
 #include "cost/kernel_model.h"
 #include "util/int_math.h"
 
@@ -249,13 +250,21 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
     }
   }
   if (threads.empty()) return {};
-  // Each thread's rows innermost (unrolled), then its thread loops, then the passes.
-  std::vector<std::string> order = rows;
+  // Loops read at constant coordinates that pick the branch a point computes run unrolled
+  // innermost (block_fused_folded_phases); then each thread's rows (unrolled), its thread loops,
+  // the passes.
+  std::vector<std::string> phases;
+  const unsigned folded = block_fused_folded_phases(f, box);
+  for (size_t k = 0; k < f.stages[0].phase_loops.size(); k++)
+    if (folded & (1u << k)) phases.push_back(f.stages[0].phase_loops[k].var);
+  std::vector<std::string> order = phases;
+  order.insert(order.end(), rows.begin(), rows.end());
   order.insert(order.end(), threads.begin(), threads.end());
   order.insert(order.end(), outer.begin(), outer.end());
   out.push_back(Directive{Kind::Reorder, order});
   out.push_back(Directive{Kind::GpuThreads, threads});
   for (const std::string &r : rows) out.push_back(Directive{Kind::Unroll, {r}});
+  for (const std::string &p : phases) out.push_back(Directive{Kind::Unroll, {p}});
   return out;
 }
 
@@ -355,13 +364,30 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
         stage.stage = int(s);
         for (const LoopDim &l : func.stages[s].loops)
           if (l.is_rvar) stage.rvars.push_back(l.var);
-        if (s == 0) stage.directives.push_back(Directive{Kind::ComputeRoot});
+        // Residues the threads' unrolled points fold (x % 2, cost/folded_phases.h): the compiler
+        // must know the loops' start modulo the period.
+        const FoldedPhases phases = s == 0 ? folded_phases(dag, state, f, 0) : FoldedPhases{};
+        if (s == 0) {
+          stage.directives.push_back(Directive{Kind::ComputeRoot});
+          if (!func.is_output)
+            for (const auto &[loop, modulus] : phases.alignment)
+              stage.directives.push_back(Directive{Kind::AlignBounds, {loop}, {modulus}});
+        }
         if (d.tilings[s].privatized) {
           intermediates.push_back(privatize_stage(func, func.stages[s], d.tilings[s], stage));
           fs.stages.push_back(stage);
           continue;
         }
         TiledLoops names = tile_stage(func.stages[s], d.tilings[s], unrolls_in_thread_loops(dag, state, f, int(s)), stage);
+        if (func.is_output && !phases.alignment.empty()) {
+          Directive specialize{Kind::SpecializeAligned};
+          specialize.at_func = func.name;
+          for (const auto &[loop, modulus] : phases.alignment) {
+            const auto arg = std::find(func.args.begin(), func.args.end(), loop);
+            specialize.factors.insert(specialize.factors.end(), {int64_t(arg - func.args.begin()), modulus});
+          }
+          stage.directives.push_back(specialize);
+        }
         // Funcs fused into this kernel go into its last stage's loops (compute_at(f, loop) means
         // f's last stage).
         if (s + 1 == d.tilings.size()) {

@@ -538,6 +538,7 @@ void BeamSearch::polish(SearchOutcome &outcome) {
         improved = true;
         stats_.polished_moves++;
       }
+      if (!out_of_time() && polish_inlined_with_retiling(best, func)) improved = true;
     }
   }
   widen(best);
@@ -545,6 +546,41 @@ void BeamSearch::polish(SearchOutcome &outcome) {
     outcome.best = best;
     outcome.ranked.push_back(best);
   }
+}
+
+// Inlining a Func can pay only under a tiling of the kernel it moves into that the kernel did
+// not need before: camera_pipe's demosaic folds its Bayer phases only over 2x2 points per thread
+// of its output (cost/folded_phases.h), and the output, tiled while demosaiced had a kernel of
+// its own, had no reason to choose that. One move at a time never reaches it.
+bool BeamSearch::polish_inlined_with_retiling(ScheduleState &best, int func) {
+  if (best.decisions[size_t(func)].level != ComputeLevel::Root || dag_.funcs[size_t(func)].is_output) return false;
+  // The kernel it would be inlined into: through a chain of inlined single consumers.
+  int kernel = func;
+  do {
+    const FuncNode &f = dag_.funcs[size_t(kernel)];
+    if (f.consumers.size() != 1) return false;
+    kernel = dag_.index_of(f.consumers.front());
+  } while (kernel >= 0 && best.decisions[size_t(kernel)].level == ComputeLevel::Inline);
+  if (kernel < 0 || best.decisions[size_t(kernel)].level != ComputeLevel::Root) return false;
+
+  DecisionPtr inlined;
+  for (const DecisionPtr &option : options_in(best, func, /*coarse=*/false))
+    if (option->level == ComputeLevel::Inline) inlined = option;
+  if (!inlined) return false;
+  bool improved = false;
+  for (const DecisionPtr &tiling : standalone(kernel, /*coarse=*/false)) {
+    if (out_of_time()) break;
+    if (tiling->level != ComputeLevel::Root || tiling == best.decisions.shared(kernel)) continue;
+    ScheduleState child = best;
+    child.decide(func, inlined);
+    child.decide(kernel, tiling);
+    const double cost = evaluate(child);
+    if (!(cost < best.cost_ms * (1.0 - kPolishMinGain)) || !fusions_still_offered(child, kernel)) continue;
+    best = std::move(child);
+    improved = true;
+    stats_.polished_moves++;
+  }
+  return improved;
 }
 
 // A stage tiled narrower than a warp along its coalescing loop (where the loop is longer) takes

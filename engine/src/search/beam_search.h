@@ -95,6 +95,9 @@ private:
   bool fusions_still_offered(const ScheduleState &state, int changed) const;
   /// Coordinate descent from the outcome's best schedule (after the passes), then widen().
   void polish(SearchOutcome &outcome);
+  /// Polish's paired move: Root Func `func` inlined into the kernel that reads it, together with
+  /// each of that kernel's own tilings; true when one was kept.
+  bool polish_inlined_with_retiling(ScheduleState &best, int func);
   /// Stages narrower than a warp along their coalescing loop made a warp wide where the model
   /// calls it a tie.
   void widen(ScheduleState &best);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "cost/folded_phases.h"
+
 namespace hlsched {
 
 namespace {
@@ -44,6 +46,7 @@ const std::vector<std::string> &all_constructs() {
       "points per thread along x",
       "2-D points per thread",
       "non-power-of-two points per thread",
+      "phases folded (unrolled over whole periods)",
       "fused per block",
       "fused per thread",
       "reduction fused per block",
@@ -110,8 +113,12 @@ std::vector<std::string> walk_group(const PipelineDag &dag, int func, const Func
 
 std::vector<std::string> constructs_used(const PipelineDag &dag, const ScheduleState &state) {
   std::set<std::string> used;
-  for (size_t f = 0; f < dag.funcs.size(); f++)
-    if (state.decided[f]) add_decision_constructs(dag, f, state.decisions[f], used);
+  for (size_t f = 0; f < dag.funcs.size(); f++) {
+    if (!state.decided[f]) continue;
+    add_decision_constructs(dag, f, state.decisions[f], used);
+    if (state.decisions[f].level == ComputeLevel::Root && folded_phases(dag, state, int(f), 0).any())
+      used.insert("phases folded (unrolled over whole periods)");
+  }
   return in_table_order(used);
 }
 

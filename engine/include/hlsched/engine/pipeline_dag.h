@@ -63,6 +63,26 @@ struct ArithmeticOps {
   int64_t total() const { return basic + math; }
 };
 
+/// A loop whose value picks what a point computes: by its residue modulo `period` (a Bayer
+/// demosaic's `x % 2`), or by its value where consumers read the Func at constant coordinates
+/// (`select(c == 0, red, ...)` read as demosaiced(x, y, 0..2)). Unrolled inside each thread over
+/// whole periods from a start the compiler knows (align_bounds for residues), every unrolled
+/// copy computes only its own branch (dag/phase_folding.h).
+struct PhaseLoop {
+  std::string var;
+  int period = 2;        ///< residues: the modulus; values: how many (first .. first + period - 1)
+  bool by_value = false;
+  int64_t first = 0;     ///< by_value: the lowest value
+};
+
+/// One point of a stage with some of its phase loops known: operations and producer calls
+/// summed over the phases (divide by `phases` for the average point).
+struct FoldedStage {
+  OpCounts ops_total;
+  std::map<std::string, int64_t> calls_total;  ///< producer -> call sites, summed over the phases
+  int64_t phases = 1;
+};
+
 /// A pure definition (index 0) or an update definition (1..n) of a Func.
 struct StageNode {
   int index = 0;                ///< 0 = pure definition, k = update k-1
@@ -79,9 +99,16 @@ struct StageNode {
   /// value, for predicting whether Halide lowers the atomic to a compare-and-swap loop
   /// (dag/atomic_index.h, search/atomic_lowering.h).
   std::map<std::string, int64_t> index_reads, increment_reads;
+  /// Pure definitions: loops whose phase selects what a point computes (at most three), and
+  /// the folded counts for each non-empty subset of them (key: bitmask over phase_loops).
+  std::vector<PhaseLoop> phase_loops;
+  std::map<unsigned, FoldedStage> folded;
   bool has_rvars() const;
   ArithmeticOps arithmetic_ops() const;  ///< per point
 };
+
+/// The arithmetic of operation counts (as StageNode::arithmetic_ops).
+ArithmeticOps arithmetic_ops_of(const OpCounts &ops);
 
 /// An input of the pipeline: a buffer or a scalar parameter.
 struct InputNode {
@@ -107,6 +134,9 @@ struct FuncNode {
   bool repeats_subexpression = false;  ///< its definition holds a repeated subexpression (a let)
   bool repeats_argument = false;       ///< its definition uses one of its arguments more than once
   std::vector<Span> region;            ///< region computed under the estimates (required by consumers)
+  /// Per dim: every consumer reads it at constant coordinates, so its region (`region`) is known
+  /// when the pipeline compiles (demosaiced(x, y, 0..2)); never for outputs.
+  std::vector<bool> fixed_dims;
   bool region_is_bounded = true;       ///< false when the required region could not be bounded
   std::vector<StageNode> stages;
   std::vector<std::string> producers;  ///< Funcs (not inputs) this one reads

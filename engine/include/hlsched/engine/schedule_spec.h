@@ -36,6 +36,10 @@ struct Directive {
                      ///< new pure Var; at_func names the intermediate Func it returns, whose own
                      ///< FuncSchedule follows. It ends a chain of calls (the stage continues anew).
     BoundExtent,     ///< f.bound_extent(vars[0], factors[0])
+    AlignBounds,     ///< f.align_bounds(vars[0], factors[0])
+    SpecializeAligned, ///< f.specialize(f.output_buffer().dim(factors[0]).min() % factors[1] == 0 && ...):
+                       ///< pairs (dim, modulus) in factors; ends the stage's directives (the
+                       ///< specialization copies the schedule made so far)
   };
   Kind kind;
   std::vector<std::string> vars;     ///< Halide names of loop variables (Var or RVar)

@@ -1,0 +1,24 @@
+// Loops whose phase picks what a point computes, and what a point costs once that phase is known.
+//
+// A Bayer demosaic writes demosaiced(x, y, c) = select(c == 0, red, c == 1, green, blue) with
+// red = select(y % 2 == 1, select(x % 2 == 1, ...), ...). As written every point computes every
+// branch: on the GPU a select evaluates both sides. Unrolled inside each thread over whole
+// periods, from a start the compiler knows (align_bounds(x, 2) on the Func, or coordinates its
+// consumers fix: demosaiced(x, y, 0)), each unrolled copy simplifies to its own branch. Halide 14's
+// PTX for camera_pipe's demosaic over a 2x2 quad per thread: 20 global loads instead of 72.
+#pragma once
+
+#include <vector>
+
+#include "Halide.h"
+#include "hlsched/engine/pipeline_dag.h"
+
+namespace hlsched {
+
+/// Fills the phase loops of `node`'s pure stage and its folded counts (StageNode::phase_loops,
+/// StageNode::folded). `constant_dims[d]`: every consumer reads dimension d at constant
+/// coordinates, so Halide knows its region (node.region[d]) when it compiles the Func.
+void describe_phase_loops(const Halide::Internal::Function &f, const std::vector<bool> &constant_dims,
+                          FuncNode &node);
+
+}  // namespace hlsched
