@@ -76,8 +76,9 @@ FoldedPhases folded_phases(const PipelineDag &dag, const ScheduleState &state, i
   const FuncNode &r = dag.funcs[size_t(root)];
   const FuncDecision &d = state.decisions[size_t(root)];
   if (stage != 0 || d.level != ComputeLevel::Root || d.tilings.empty() || r.stages.empty()) return out;
-  // An output's updates would run outside the specialization of its pure definition.
-  if (r.is_output && r.stages.size() > 1) return out;
+  // An output's updates would run outside the specialization of its pure definition; a Tuple
+  // has no single output buffer to state the origin of.
+  if (r.is_output && (r.stages.size() > 1 || r.types.size() > 1)) return out;
   const StageTiling &t = d.tilings[0];
   if (t.single_thread || t.atomic || t.privatized) return out;
   const bool channels_unrolled = unrolls_in_thread_loops(dag, state, root, 0);

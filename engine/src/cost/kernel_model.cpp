@@ -284,7 +284,13 @@ private:
   struct Unrolled {
     std::map<std::string, double> extents;  ///< per pass: unrolled loops, the others at 1
     double passes_per_block = 1;
+    int inlined_depth = 0;  ///< inlined_passes_: calls between the kernel's stage and this Func
   };
+  /// How deep through inlined Funcs the unrolled copies' common subexpressions are counted as
+  /// merged. Deeper chains stay counted per call: many_stages' 120-stage DAG, its chains inlined
+  /// under 8 unrolled rows, took Halide 14 six minutes to compile (25 s with this limit); harris
+  /// needs 4 (its output, det, Sxy, Ixy).
+  static constexpr int kMergedInliningDepth = 4;
 
   // The root stage: its points per thread along tiled loops are unrolled (state_to_spec), with
   // nothing between them when the stage has no reduction or in-thread loop inside them.
@@ -582,9 +588,11 @@ private:
           issued = std::min(loads, distinct_per_pass(a, *passes));
           issued += guarded_fraction_ * (loads - issued);  // guarded tail blocks load per point
         }
-        if (passes && !per_thread && state_.decisions[p].level == ComputeLevel::Inline) {
+        if (passes && !per_thread && state_.decisions[p].level == ComputeLevel::Inline &&
+            passes->inlined_depth < kMergedInliningDepth) {
           Unrolled &mine = inlined_passes_[p];
           mine.passes_per_block = passes->passes_per_block;
+          mine.inlined_depth = std::max(mine.inlined_depth, passes->inlined_depth + 1);
           const FuncNode &producer = dag_.funcs[size_t(p)];
           for (size_t d = 0; d < producer.args.size() && d < a.region_min.size(); d++) {
             double &e = mine.extents[producer.args[d]];
