@@ -57,9 +57,8 @@ json stage_json(const StageNode &s) {
     for (const PhaseLoop &l : s.phase_loops)
       phases.push_back({{"var", l.var}, {"period", l.period}, {"by_value", l.by_value}, {"first", l.first}});
     out["phase_loops"] = phases;
-    const FoldedStage &all = s.folded.at((1u << s.phase_loops.size()) - 1);
     out["arithmetic_per_point"] = s.arithmetic_ops().total();
-    out["arithmetic_per_point_phases_known"] = double(arithmetic_ops_of(all.ops_total).total()) / double(all.phases);
+    out["arithmetic_per_point_phases_known"] = s.arithmetic_with_phases_known();
   }
   return out;
 }

@@ -547,7 +547,7 @@ private:
       // once per thread (unsharp's per-pixel ratio for its three channels).
       const bool inlined_here = p >= 0 && p != c && state_.decided[size_t(p)] &&
                                 state_.decisions[size_t(p)].level == ComputeLevel::Inline;
-      const bool shares = c == root_ || (state_.decisions[size_t(c)].level == ComputeLevel::Inline && !std::getenv("HLSCHED_NO_INLINE_SHARING"));
+      const bool shares = c == root_ || state_.decisions[size_t(c)].level == ComputeLevel::Inline;
       const double loads = evals * calls_per_point(c, a, stage, info[c].box) / (shares ? shared_across_in_thread_loops(c, a) : 1.0);
       if (inlined_here && shares) note_inlined_coordinates(c, a, p);
       // A boundary condition in the kernel's own stage or a Func inlined into it (charge_join_spills).

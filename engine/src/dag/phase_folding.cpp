@@ -99,7 +99,7 @@ FoldedStage fold(const std::vector<Expr> &exprs, const std::vector<PhaseLoop> &l
 
 }  // namespace
 
-void describe_phase_loops(const Function &f, const std::vector<bool> &constant_dims, FuncNode &node) {
+void describe_phase_loops(const Function &f, FuncNode &node) {
   if (f.has_extern_definition() || node.stages.empty()) return;
   const Definition &def = f.definition();
   std::vector<Expr> exprs = def.values();
@@ -115,7 +115,7 @@ void describe_phase_loops(const Function &f, const std::vector<bool> &constant_d
     auto residue = uses.residue_period.find(v);
     if (residue != uses.residue_period.end() && residue->second <= kMaxPeriod) {
       stage.phase_loops.push_back(PhaseLoop{v, residue->second, false, 0});
-    } else if (uses.compared.count(v) && d < constant_dims.size() && constant_dims[d] && d < node.region.size()) {
+    } else if (uses.compared.count(v) && d < node.fixed_dims.size() && node.fixed_dims[d] && d < node.region.size()) {
       const Span &span = node.region[d];
       if (span.extent() >= 2 && span.extent() <= kMaxPeriod)
         stage.phase_loops.push_back(PhaseLoop{v, int(span.extent()), true, span.min});

@@ -16,9 +16,7 @@
 namespace hlsched {
 
 /// Fills the phase loops of `node`'s pure stage and its folded counts (StageNode::phase_loops,
-/// StageNode::folded). `constant_dims[d]`: every consumer reads dimension d at constant
-/// coordinates, so Halide knows its region (node.region[d]) when it compiles the Func.
-void describe_phase_loops(const Halide::Internal::Function &f, const std::vector<bool> &constant_dims,
-                          FuncNode &node);
+/// StageNode::folded), from its definition, region and FuncNode::fixed_dims.
+void describe_phase_loops(const Halide::Internal::Function &f, FuncNode &node);
 
 }  // namespace hlsched

@@ -295,6 +295,12 @@ bool StageNode::has_rvars() const {
 
 ArithmeticOps StageNode::arithmetic_ops() const { return arithmetic_ops_of(ops); }
 
+double StageNode::arithmetic_with_phases_known() const {
+  if (phase_loops.empty()) return double(arithmetic_ops().total());
+  const FoldedStage &all = folded.at((1u << phase_loops.size()) - 1);
+  return double(arithmetic_ops_of(all.ops_total).total()) / double(all.phases);
+}
+
 ArithmeticOps arithmetic_ops_of(const OpCounts &ops) {
   ArithmeticOps n;
   for (const auto &[key, count] : ops) {
@@ -418,19 +424,18 @@ PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
 
   // Loops whose phase picks what a point computes (dag/phase_folding.h), once regions are known.
   for (FuncNode &node : dag.funcs) {
-    std::vector<bool> constant_dims(node.args.size(), !node.is_output);
-    for (const FuncNode &consumer : dag.funcs)
-      for (const StageNode &stage : consumer.stages)
+    node.fixed_dims.assign(node.args.size(), !node.is_output);
+    for (const std::string &consumer : node.consumers)
+      for (const StageNode &stage : dag.find(consumer)->stages)
         for (const ProducerAccess &a : stage.accesses) {
-          if (a.producer != node.name || consumer.name == node.name) continue;
-          for (size_t d = 0; d < constant_dims.size(); d++) {
+          if (a.producer != node.name) continue;
+          for (size_t d = 0; d < node.fixed_dims.size(); d++) {
             const bool fixed = d < a.region_min.size() && a.region_min[d].is_affine && a.region_max[d].is_affine &&
                                a.region_min[d].coefficients.empty() && a.region_max[d].coefficients.empty();
-            constant_dims[d] = constant_dims[d] && fixed;
+            node.fixed_dims[d] = node.fixed_dims[d] && fixed;
           }
         }
-    node.fixed_dims = constant_dims;
-    describe_phase_loops(env.at(node.name), constant_dims, node);
+    describe_phase_loops(env.at(node.name), node);
   }
   return dag;
 }

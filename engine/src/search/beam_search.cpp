@@ -531,12 +531,7 @@ void BeamSearch::polish(SearchOutcome &outcome) {
         if (option == best.decisions.shared(func)) continue;
         ScheduleState child = best;
         child.decide(func, option);
-        // Costed whole: evaluate_child assumes `func` was undecided in the parent.
-        const double cost = evaluate(child);
-        if (!(cost < best.cost_ms * (1.0 - kPolishMinGain)) || !fusions_still_offered(child, func)) continue;
-        best = std::move(child);
-        improved = true;
-        stats_.polished_moves++;
+        if (keep_polished_move(best, std::move(child), func)) improved = true;
       }
       if (!out_of_time() && polish_inlined_with_retiling(best, func)) improved = true;
     }
@@ -574,13 +569,18 @@ bool BeamSearch::polish_inlined_with_retiling(ScheduleState &best, int func) {
     ScheduleState child = best;
     child.decide(func, inlined);
     child.decide(kernel, tiling);
-    const double cost = evaluate(child);
-    if (!(cost < best.cost_ms * (1.0 - kPolishMinGain)) || !fusions_still_offered(child, kernel)) continue;
-    best = std::move(child);
-    improved = true;
-    stats_.polished_moves++;
+    if (keep_polished_move(best, std::move(child), kernel)) improved = true;
   }
   return improved;
+}
+
+bool BeamSearch::keep_polished_move(ScheduleState &best, ScheduleState child, int changed) {
+  // Costed whole: evaluate_child assumes the changed Func was undecided in the parent.
+  const double cost = evaluate(child);
+  if (!(cost < best.cost_ms * (1.0 - kPolishMinGain)) || !fusions_still_offered(child, changed)) return false;
+  best = std::move(child);
+  stats_.polished_moves++;
+  return true;
 }
 
 // A stage tiled narrower than a warp along its coalescing loop (where the loop is longer) takes

@@ -98,6 +98,9 @@ private:
   /// Polish's paired move: Root Func `func` inlined into the kernel that reads it, together with
   /// each of that kernel's own tilings; true when one was kept.
   bool polish_inlined_with_retiling(ScheduleState &best, int func);
+  /// A polish move: `child` replaces `best` when predicted kPolishMinGain cheaper with every
+  /// fusion into the kernel of Func `changed` still offered; true when it did.
+  bool keep_polished_move(ScheduleState &best, ScheduleState child, int changed);
   /// Stages narrower than a warp along their coalescing loop made a warp wide where the model
   /// calls it a tie.
   void widen(ScheduleState &best);

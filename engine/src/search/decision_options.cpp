@@ -54,13 +54,9 @@ bool inline_is_sensible(const PipelineDag &dag, const FuncNode &f) {
           calls += a.calls_per_point;
           pointwise = pointwise && a.is_pointwise && a.calls_per_point == 1;
         }
-  double ops = double(f.stages[0].arithmetic_ops().total());
   // A Func whose phase picks its branch costs its average branch where the kernel folds it
   // (cost/folded_phases.h: a demosaic inlined into a consumer tiled over whole Bayer quads).
-  if (!f.stages[0].phase_loops.empty()) {
-    const FoldedStage &all = f.stages[0].folded.at((1u << f.stages[0].phase_loops.size()) - 1);
-    ops = std::min(ops, double(arithmetic_ops_of(all.ops_total).total()) / double(all.phases));
-  }
+  const double ops = std::min(double(f.stages[0].arithmetic_ops().total()), f.stages[0].arithmetic_with_phases_known());
   return pointwise || f.is_boundary_condition || ops <= 6 || double(calls) * ops <= 40;
 }
 

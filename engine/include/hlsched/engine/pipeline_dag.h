@@ -105,6 +105,9 @@ struct StageNode {
   std::map<unsigned, FoldedStage> folded;
   bool has_rvars() const;
   ArithmeticOps arithmetic_ops() const;  ///< per point
+  /// Arithmetic of the average point with every phase loop known (arithmetic_ops().total()
+  /// without phase loops).
+  double arithmetic_with_phases_known() const;
 };
 
 /// The arithmetic of operation counts (as StageNode::arithmetic_ops).
