@@ -213,3 +213,42 @@ TEST_CASE("dag: a math call counts its library routine's arithmetic, a rounding 
   CHECK(stage.arithmetic_ops().math == 1);
   CHECK(stage.arithmetic_ops().basic >= pow_ops.at("libm.f32"));
 }
+
+TEST_CASE("dag: integer division weighs what the GPU runs: a routine by a variable, a multiply by a constant",
+          "[dag]") {
+  Halide::Var x("x"), y("y");
+  Halide::Expr a = Halide::cast<int32_t>(x), b = Halide::cast<int32_t>(y);
+  Halide::Expr wide_a = Halide::cast<int64_t>(x), wide_b = Halide::cast<int64_t>(y) + 1;
+  auto basic = [](const OpCounts &ops) {
+    StageNode stage;
+    stage.ops = ops;
+    return stage.arithmetic_ops().basic;
+  };
+  const OpCounts by_constant = count_operations({a / 7});
+  const OpCounts by_variable = count_operations({a / b});
+  const OpCounts wide = count_operations({wide_a / wide_b});
+  CHECK(by_constant.count("divc.i32") == 1);
+  CHECK(by_variable.count("div.i32") == 1);
+  CHECK(basic(by_variable) >= basic(by_constant) + 10);
+  CHECK(basic(wide) >= basic(by_variable) + 40);
+  // Floats divide in hardware-assisted code: one operation, as before.
+  CHECK(basic(count_operations({Halide::cast<float>(x) / Halide::cast<float>(y)})) ==
+        basic(count_operations({Halide::cast<float>(x) * Halide::cast<float>(y)})));
+}
+
+TEST_CASE("dag: a Tuple's values share their subexpressions, and its point is read once", "[dag]") {
+  Halide::Func producer("tuple_producer"), consumer("tuple_consumer");
+  Halide::Var x("x");
+  Halide::Expr shared = Halide::sqrt(Halide::cast<float>(x) * 3.0f + 1.0f);
+  producer(x) = Halide::Tuple(shared + 1.0f, shared * 2.0f);
+  consumer(x) = producer(x)[0] * producer(x)[1] + producer(x + 1)[1];
+
+  // One square root for both values, as the generated code computes it.
+  const OpCounts ops = count_operations(producer.function().definition().values());
+  CHECK(ops.at("math.f32") == 1);
+  CHECK(ops.at("store.f32") == 2);
+
+  // Both values at x are one evaluation (inlined) or one point moved (stored); x + 1 is another.
+  const CallSites sites = count_call_sites(consumer.function().definition().values());
+  CHECK(sites.calls.at(producer.name()) == 2);
+}

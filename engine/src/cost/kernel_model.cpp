@@ -958,7 +958,11 @@ BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::v
 
   std::vector<double> grown = layout.block_shape;
   for (size_t k = 0; k < n; k++) grown[k] = std::max(grown[k], extent(k));
-  if (volume(grown) <= double(max_threads_per_block)) {
+  // Grown only by about a halo: a block grown several times over its root's threads leaves
+  // most of its lanes idle in the root's own stage (depthwise_separable_conv's 32x8 threads grown
+  // to 32x32 for a 32-channel, 32-column box); there the rows below cover it instead.
+  if (volume(grown) <= double(max_threads_per_block) &&
+      volume(grown) <= BlockFusedLayout::kMaxGrowth * volume(layout.block_shape)) {
     for (size_t k = 0; k < n; k++) layout.threads[k] = int64_t(extent(k));
     layout.block_shape = grown;
     return layout;

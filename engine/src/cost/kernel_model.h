@@ -113,6 +113,7 @@ struct KernelModel {
 /// `split(y, y, yi, 4).unroll(yi).gpu_threads(x, y)`), in passes only beyond kMaxRows rows.
 struct BlockFusedLayout {
   static constexpr int64_t kMaxRows = 8;
+  static constexpr double kMaxGrowth = 2;  ///< the most a block grows to cover a box in one pass
   std::vector<size_t> dims;          ///< the Func's dimensions spread over thread dimensions 0, 1
   std::vector<int64_t> threads;      ///< threads along each (the extent of its thread loop)
   std::vector<int64_t> rows;         ///< points per thread along each, unrolled (1: none)

@@ -1,5 +1,7 @@
 #include "dag/op_counter.h"
 
+#include <sstream>
+
 namespace hlsched {
 
 using namespace Halide;
@@ -14,6 +16,8 @@ std::string short_type_name(const Type &t) {
 }
 
 namespace {
+
+constexpr char kJoined[] = "hlsched_joined_values";  ///< joined_for_cse's wrapper
 
 // Arithmetic instructions a math library call runs besides its one special-function-unit
 // operation (CUDA's libdevice routines, which Halide's PTX back end calls, in their usual path,
@@ -60,8 +64,10 @@ private:
   void visit(const Add *op) override { binary(op, "add"); }
   void visit(const Sub *op) override { binary(op, "sub"); }
   void visit(const Mul *op) override { binary(op, "mul"); }
-  void visit(const Div *op) override { binary(op, "div"); }
-  void visit(const Mod *op) override { binary(op, "mod"); }
+  // An integer division by a constant compiles to a multiply and shifts; by a variable, to a
+  // routine of a few dozen instructions (arithmetic_ops_of weighs them).
+  void visit(const Div *op) override { binary(op, op->type.is_float() || !is_const(op->b) ? "div" : "divc"); }
+  void visit(const Mod *op) override { binary(op, op->type.is_float() || !is_const(op->b) ? "mod" : "modc"); }
   void visit(const Min *op) override { binary(op, "min"); }
   void visit(const Max *op) override { binary(op, "max"); }
   void visit(const EQ *op) override { compare(op); }
@@ -90,6 +96,8 @@ private:
         counts["libm." + short_type_name(op->type)] += extra;
     } else if (op->is_intrinsic(Call::absd) || op->is_intrinsic(Call::abs)) {
       count("sub", op->type);
+    } else if (op->name == kJoined) {
+      return;  // joined_for_cse's wrapper: no instruction
     } else if (op->call_type == Call::PureIntrinsic || op->call_type == Call::Intrinsic) {
       count("intrinsic", op->type);
     }
@@ -98,22 +106,47 @@ private:
 
 }  // namespace
 
-void CallSiteCounter::visit(const Call *call) {
-  IRVisitor::visit(call);
-  if (call->call_type == Call::Halide) calls[call->name]++;
-  if (call->call_type == Call::Image && !call->image.defined()) {
-    calls[call->name]++;
-    inputs.insert(call->name);
+namespace {
+
+class CallSiteCounter : public IRVisitor {
+public:
+  CallSites sites;
+
+private:
+  using IRVisitor::visit;
+  std::set<std::string> seen_;  ///< producer and arguments of the calls counted
+
+  void visit(const Call *call) override {
+    IRVisitor::visit(call);
+    const bool input = call->call_type == Call::Image && !call->image.defined();
+    if (call->call_type != Call::Halide && !input) return;
+    std::ostringstream key;
+    key << call->name;
+    for (const Expr &arg : call->args) key << "," << arg;
+    if (!seen_.insert(key.str()).second) return;  // another element of the same Tuple point
+    sites.calls[call->name]++;
+    if (input) sites.inputs.insert(call->name);
   }
+};
+
+}  // namespace
+
+Expr joined_for_cse(const std::vector<Expr> &exprs) {
+  if (exprs.size() == 1) return exprs[0];
+  return Call::make(Int(32), kJoined, exprs, Call::PureIntrinsic);
+}
+
+CallSites count_call_sites(const std::vector<Expr> &exprs) {
+  CallSiteCounter counter;
+  if (!exprs.empty()) common_subexpression_elimination(joined_for_cse(exprs)).accept(&counter);
+  return counter.sites;
 }
 
 OpCounts count_operations(const std::vector<Expr> &exprs) {
   OperationCounter counter;
-  for (const Expr &e : exprs) {
-    // Shared subexpressions are computed once in the generated code.
-    common_subexpression_elimination(e).accept(&counter);
-    counter.counts["store." + short_type_name(e.type())]++;
-  }
+  // Shared subexpressions are computed once in the generated code, across a Tuple's values too.
+  if (!exprs.empty()) common_subexpression_elimination(joined_for_cse(exprs)).accept(&counter);
+  for (const Expr &e : exprs) counter.counts["store." + short_type_name(e.type())]++;
   return counter.counts;
 }
 

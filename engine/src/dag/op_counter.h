@@ -18,16 +18,19 @@ namespace hlsched {
 /// special-function operation (pow: 55), counted as basic arithmetic.
 OpCounts count_operations(const std::vector<Halide::Expr> &exprs);
 
-/// Counts the call sites of each producer (Funcs and input buffers) in the expressions it visits.
-class CallSiteCounter : public Halide::Internal::IRVisitor {
-public:
+/// The call sites of each producer (Funcs and input buffers) in one definition's expressions, as
+/// the generated code evaluates them: after common-subexpression elimination over all of the
+/// definition's values together, and a Tuple's elements read at one point counted once (a Tuple
+/// Func inlined is computed once per point; stored, one call moves its whole point).
+struct CallSites {
   std::map<std::string, int64_t> calls;
   std::set<std::string> inputs;
-
-private:
-  using Halide::Internal::IRVisitor::visit;
-  void visit(const Halide::Internal::Call *call) override;
 };
+CallSites count_call_sites(const std::vector<Halide::Expr> &exprs);
+
+/// The expressions as one, for a common-subexpression elimination across them (a Tuple's values
+/// share their subexpressions in the generated code); count_operations skips the wrapper.
+Halide::Expr joined_for_cse(const std::vector<Halide::Expr> &exprs);
 
 /// Short type name: "f32", "u8", "i32", "bool".
 std::string short_type_name(const Halide::Type &t);

@@ -90,9 +90,7 @@ FoldedStage fold(const std::vector<Expr> &exprs, const std::vector<PhaseLoop> &l
     std::vector<Expr> specialized;
     for (const Expr &e : exprs) specialized.push_back(simplify(substitute(replacement, e)));
     for (const auto &[key, n] : count_operations(specialized)) folded.ops_total[key] += n;
-    CallSiteCounter calls;
-    for (const Expr &e : specialized) common_subexpression_elimination(e).accept(&calls);
-    for (const auto &[producer, n] : calls.calls) folded.calls_total[producer] += n;
+    for (const auto &[producer, n] : count_call_sites(specialized).calls) folded.calls_total[producer] += n;
   }
   return folded;
 }
