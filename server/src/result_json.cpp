@@ -60,6 +60,15 @@ json stage_json(const StageNode &s) {
     out["arithmetic_per_point"] = s.arithmetic_ops().total();
     out["arithmetic_per_point_phases_known"] = s.arithmetic_with_phases_known();
   }
+  if (!s.unrolled_jointly.empty()) {
+    // An update's copies over a constant loop unrolled together (dag/phase_folding.h): their
+    // arithmetic per copy, what they share counted once.
+    json unrolled = json::object();
+    for (const auto &[var, joint] : s.unrolled_jointly)
+      unrolled[var] = {{"copies", joint.phases},
+                       {"arithmetic_per_copy", double(arithmetic_ops_of(joint.ops_total).total()) / double(joint.phases)}};
+    out["unrolled_jointly"] = unrolled;
+  }
   return out;
 }
 
@@ -75,6 +84,7 @@ json to_json(const PipelineDag &dag) {
     funcs.push_back({{"name", f.name}, {"args", f.args}, {"types", types}, {"is_output", f.is_output},
                      {"extern", f.has_extern_definition}, {"boundary_condition", f.is_boundary_condition},
                      {"region", spans_json(f.region)}, {"region_bounded", f.region_is_bounded},
+                     {"constant_dims", f.constant_dims},
                      {"producers", f.producers}, {"consumers", f.consumers}, {"stages", stages}});
   }
   json inputs = json::array();

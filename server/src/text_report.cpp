@@ -67,7 +67,14 @@ std::string dag_report(const json &dag) {
   }
   out << "Funcs (producers first):\n";
   for (const json &f : dag["funcs"]) {
-    out << "  " << f.value("name", "?") << (f.value("is_output", false) ? " (output)" : "") << "\n";
+    out << "  " << f.value("name", "?") << (f.value("is_output", false) ? " (output)" : "");
+    // Dims whose region is the same whatever the sizes (FuncNode::constant_dims).
+    std::string constant;
+    const json args = f.value("args", json::array()), dims = f.value("constant_dims", json::array());
+    for (size_t d = 0; d < args.size() && d < dims.size(); d++)
+      if (dims[d].get<bool>()) constant += (constant.empty() ? "" : ", ") + args[d].get<std::string>();
+    if (!constant.empty()) out << ", constant region along " << constant;
+    out << "\n";
     for (const json &s : f["stages"]) {
       out << "    " << s.value("definition", "") << "\n      points " << s.value("points", int64_t{0}) << ", loops:";
       for (const json &l : s["loops"])
@@ -85,6 +92,10 @@ std::string dag_report(const json &dag) {
         out << "; arithmetic/point " << s.value("arithmetic_per_point", int64_t{0}) << ", "
             << s.value("arithmetic_per_point_phases_known", 0.0) << " with the phases known\n";
       }
+      if (s.contains("unrolled_jointly"))
+        for (const auto &[var, u] : s["unrolled_jointly"].items())
+          out << "      unrolled over " << var << " (" << u.value("copies", 0) << " copies): arithmetic/copy "
+              << u.value("arithmetic_per_copy", 0.0) << "\n";
       for (const json &a : s["accesses"]) {
         out << "      reads " << a.value("producer", "?") << " x" << a.value("calls_per_point", 0)
             << (a.value("pointwise", false) ? " pointwise" : "") << " region/point [";

@@ -752,3 +752,108 @@ TEST_CASE("a demosaic folds its Bayer phases over whole quads per thread", "[sch
   INFO(searched.schedule_code);
   CHECK(uses(searched, "phases folded (unrolled over whole periods)"));
 }
+
+namespace {
+
+// splat_small with `grid` at root over 32x4 threads, its 10 channels whole in each thread, and
+// `splat` fused into it per thread; `blurred` inlined into `out` at root.
+ScheduleState pinned_state(const PipelineDag &dag) {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int grid = func_named(dag, "grid"), splat = func_named(dag, "splat");
+  ScheduleState state(dag);
+  for (int f : ScheduleState::decision_order(dag)) {
+    if (f == splat) {
+      state.decide(f, FuncDecision{ComputeLevel::Thread, grid, {}});
+      continue;
+    }
+    std::optional<FuncDecision> chosen;
+    for (const FuncDecision &d : standalone_options(dag, f, gpu, OptionLimits{})) {
+      const StageTiling &t = d.tilings.front();
+      const bool whole = d.level == ComputeLevel::Root && t.has_in_thread_loop() && t.threads[0] == 32 &&
+                         t.threads[1] == 4 && t.points_per_thread() == 10;
+      if (f == grid ? whole : (!chosen && (d.level == ComputeLevel::Inline || dag.funcs[f].is_output))) chosen = d;
+    }
+    REQUIRE(chosen);
+    state.decide(f, *chosen);
+  }
+  return state;
+}
+
+Halide::Buffer<float> run_splat(const Halide::Pipeline &p) {
+  bind_input(p, "input", random_buffer<float>({101, 75, 3}, 13, 0, 1));
+  Halide::Buffer<float> out(25, 19);  // not whole blocks
+  Halide::Pipeline handle = p;
+  handle.realize(out, cpu_target());
+  return out;
+}
+
+}  // namespace
+
+// bgu's splat: one thread per grid cell keeps all of the cell's channel sums in registers, and
+// each pixel's colours and weight are loaded and computed once for all of them, not once per
+// channel. The channels are a loop of `grid` over a region known when the pipeline compiles
+// (its consumers read constant channels), run whole in each thread.
+TEST_CASE("a reduction over a constant loop is held whole per thread, its shared work done once",
+          "[schedule][constructs]") {
+  auto inst = instantiate_generator("splat_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int grid = func_named(dag, "grid"), splat = func_named(dag, "splat"), out = func_named(dag, "out");
+
+  // The DAG: grid's channels are constant (read through `blurred` at c = 0..9), the output's are
+  // not; the update's ten copies over c share their loads and weight.
+  const FuncNode &g = dag.funcs[size_t(grid)];
+  CHECK(g.constant_dims == std::vector<bool>{false, false, true});
+  CHECK(dag.funcs[size_t(out)].constant_dims == std::vector<bool>{false, false});
+  const StageNode &update = dag.funcs[size_t(splat)].stages.at(1);
+  const FoldedStage &joint = update.unrolled_jointly.at("c");
+  CHECK(joint.phases == 10);
+  CHECK(double(arithmetic_ops_of(joint.ops_total).total()) < 0.3 * 10.0 * double(update.arithmetic_ops().total()));
+  REQUIRE(pointwise_reduction(dag, grid) == splat);
+  REQUIRE(pinned_reduction_loop(dag, grid) == 2);
+
+  // The kernel model: splat in registers, its arithmetic per thread the joint count's.
+  const ScheduleState state = pinned_state(dag);
+  const KernelModel km = build_kernel_model(dag, state, grid, 0, gpu);
+  INFO(km.invalid_reason);
+  REQUIRE(km.valid);
+  const FusedFunc &fused = fused_in(km, splat);
+  CHECK(fused.in_registers);
+  CHECK(fused.pinned_dims == std::vector<int>{2});
+  CHECK(fused.thread_box == std::vector<double>{1, 1, 10});
+  ScheduleState per_channel = state;  // the same kernel with one channel per block
+  for (const FuncDecision &d : standalone_options(dag, grid, gpu, OptionLimits{}))
+    if (d.level == ComputeLevel::Root && !d.tilings.front().has_in_thread_loop() &&
+        d.tilings.front().threads[0] == 32 && d.tilings.front().threads[1] == 4 && d.tilings.front().points_per_thread() == 1)
+      per_channel.decide(grid, d);
+  const KernelModel apart = build_kernel_model(dag, per_channel, grid, 0, gpu);
+  REQUIRE(apart.valid);
+  CHECK(km.ops_per_block / km.points_per_block < 0.5 * apart.ops_per_block / apart.points_per_block);
+
+  // Emitted: the channels' extent stated, splat unrolled over them inside every reduction step.
+  const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  CHECK(code.find(".store_in(MemoryType::Register)\n    .bound_extent(c, 10)\n    .unroll(c)") != std::string::npos);
+  CHECK(code.find(".reorder(x, y, c, r_xi, r_xo, r_y)\n    .unroll(c)") != std::string::npos);
+
+  // It compiles for CUDA with the sums in registers, and its CPU twin computes exactly what
+  // compute_root computes.
+  apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
+  const CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target());
+  CHECK(compiled.gpu_kernels > 0);
+  REQUIRE(compiled.lowered_stmt.find("fma.rn.f32") != std::string::npos);
+  CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
+  auto reference = instantiate_generator("splat_small", cpu_target(), {}, false);
+  schedule_compute_root_everywhere(reference.pipeline);
+  auto cpu = instantiate_generator("splat_small", cpu_target(), {});
+  const PipelineDag cpu_dag = build_pipeline_dag(cpu.pipeline);
+  apply_schedule(state_to_spec(cpu_dag, pinned_state(cpu_dag), gpu), cpu.pipeline, ApplyMode::Cpu);
+  CHECK(count_differences(run_splat(cpu.pipeline), run_splat(reference.pipeline)) == 0);
+
+  // The search finds it.
+  const ScheduleResult searched = schedule_pipeline(inst.pipeline, dag, AutoschedulerOptions{});
+  INFO(searched.schedule_code);
+  CHECK(searched.schedule_code.find(".bound_extent(c, 10)") != std::string::npos);
+  CHECK(uses(searched, "reduction fused per thread (registers)"));
+}

@@ -6,6 +6,7 @@
 #include <set>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "hlsched/engine/gpu_profile.h"
@@ -401,10 +402,44 @@ private:
     // An in-thread loop ends in a GuardWithIf tail too (split by its estimated extent): a Func
     // that follows it would have its per-thread extent clamped there, which Halide cannot bound
     // by a constant (as for an intermediate's rows above). bgu's sliced models and
-    // channel_models_small's model follow no channel loop.
+    // channel_models_small's model follow no channel loop. Where the loop runs over a region
+    // known when the pipeline compiles (pinned_loop), the thread holds all of it, and the
+    // schedule states the extent (bound_extent): bgu's splat, its 22 sums per grid cell.
     for (size_t i = 0; i < tiling.vars.size(); i++)
-      if (tiling.in_thread[i] && std::find(loops.begin(), loops.end(), tiling.vars[i]) != loops.end()) return false;
+      if (tiling.in_thread[i] && std::find(loops.begin(), loops.end(), tiling.vars[i]) != loops.end() &&
+          !pinned_loop(tiling, i))
+        return false;
     return true;
+  }
+
+  // An in-thread loop of the kernel's stage over a whole dim of the root whose region is the same
+  // whatever the pipeline's sizes (FuncNode::constant_dims): no tail, every thread runs it whole.
+  bool pinned_loop(const StageTiling &tiling, size_t i) const {
+    const FuncNode &root = dag_.funcs[root_];
+    if (!tiling.in_thread[i] || stage_ != 0) return false;
+    const auto arg = std::find(root.args.begin(), root.args.end(), tiling.vars[i]);
+    if (arg == root.args.end()) return false;
+    const size_t d = size_t(arg - root.args.begin());
+    return d < root.constant_dims.size() && root.constant_dims[d] && d < root.region.size() &&
+           root.region[d].extent() == tiling.extents[i];
+  }
+
+  // A reduction fused per thread in registers runs its updates' points unrolled inside every
+  // reduction step; over a constant dim whose whole region each thread holds (pinned_loop), the
+  // copies share what does not depend on it (StageNode::unrolled_jointly), or nullptr.
+  const FoldedStage *unrolled_jointly(int c, const StageNode &stage) const {
+    if (c == root_ || stage.index == 0 || stage.unrolled_jointly.empty()) return nullptr;
+    if (state_.decisions[size_t(c)].level != ComputeLevel::Thread || size_t(c) >= per_thread_.size()) return nullptr;
+    const FuncNode &f = dag_.funcs[size_t(c)];
+    const std::vector<double> &box = per_thread_[size_t(c)].box;
+    const FoldedStage *found = nullptr;
+    for (size_t d = 0; d < f.args.size() && d < box.size(); d++) {
+      if (box[d] <= 1) continue;
+      auto it = stage.unrolled_jointly.find(f.args[d]);
+      if (found || it == stage.unrolled_jointly.end() || double(it->second.phases) != box[d]) return nullptr;
+      found = &it->second;
+    }
+    return found && in_registers(c) ? found : nullptr;
   }
 
   static bool is_block_loop(const StageTiling &tiling, const std::string &var) {
@@ -524,6 +559,7 @@ private:
   // (the kernel's own stage, a Func inlined into it), the average phase's.
   double calls_per_point(int c, const ProducerAccess &a, const StageNode &stage, const std::vector<double> &box) const {
     const FoldedStage *folded = folded_counts(c, stage, box);
+    if (!folded) folded = unrolled_jointly(c, stage);
     if (!folded) return double(a.calls_per_point);
     auto it = folded->calls_total.find(a.producer);
     return it == folded->calls_total.end() ? 0.0 : double(it->second) / double(folded->phases);
@@ -696,6 +732,7 @@ private:
         for (const LoopDim &loop : s->loops)
           if (c != root_ && loop.is_rvar) steps *= double(std::max<int64_t>(1, loop.estimate.extent()));
         const FoldedStage *folded = folded_counts(c, *s, per_block[c].box);
+        if (!folded) folded = unrolled_jointly(c, *s);
         const ArithmeticOps ops = folded ? arithmetic_ops_of(folded->ops_total) : s->arithmetic_ops();
         const double per_phase = folded ? 1.0 / double(folded->phases) : 1.0;
         km.ops_per_block += evals * steps * double(ops.basic) * per_phase;
@@ -724,6 +761,9 @@ private:
         const std::vector<std::string> loops = root_loops_of(c);
         for (size_t k = 0; k < loops.size(); k++)
           if (!loops[k].empty() && loops[k] != "*" && is_block_loop(tiling, loops[k])) fused.block_dims.push_back(int(k));
+        for (size_t k = 0; k < loops.size(); k++)
+          for (size_t i = 0; i < tiling.vars.size(); i++)
+            if (loops[k] == tiling.vars[i] && pinned_loop(tiling, i)) fused.pinned_dims.push_back(int(k));
       }
       const double bytes = double(dag_.funcs[c].bytes_per_point());
       if (d.level == ComputeLevel::Thread && fused.stages > 1) {
@@ -1073,8 +1113,12 @@ int64_t unrolled_taps(const StageNode &update) {
 }
 
 int register_tile_reduction(const PipelineDag &dag, int root) {
+  return dag.funcs[size_t(root)].is_output ? pointwise_reduction(dag, root) : -1;
+}
+
+int pointwise_reduction(const PipelineDag &dag, int root) {
   const FuncNode &f = dag.funcs[root];
-  if (!f.is_output || f.has_extern_definition || f.stages.size() != 1) return -1;
+  if (f.has_extern_definition || f.stages.size() != 1) return -1;
   for (const ProducerAccess &a : f.stages[0].accesses) {
     const int p = dag.index_of(a.producer);
     if (p < 0 || !a.is_pointwise) continue;
@@ -1087,12 +1131,49 @@ int register_tile_reduction(const PipelineDag &dag, int root) {
   return -1;
 }
 
+int pinned_reduction_loop(const PipelineDag &dag, int func) {
+  const int g = pointwise_reduction(dag, func);
+  if (g < 0) return -1;
+  const FuncNode &f = dag.funcs[size_t(func)], &reduction = dag.funcs[size_t(g)];
+  const std::vector<LoopDim> &loops = f.stages[0].loops;
+  int best = -1;
+  double best_sharing = 0;
+  for (size_t i = 2; i < loops.size(); i++) {
+    const auto arg = std::find(f.args.begin(), f.args.end(), loops[i].var);
+    const size_t d = size_t(arg - f.args.begin());
+    if (arg == f.args.end() || d >= f.constant_dims.size() || !f.constant_dims[d] || d >= reduction.args.size()) continue;
+    // How many copies' worth of each reduction step the copies share: at least 2 (the whole step
+    // costs at most half of its copies apart); the loop that shares most.
+    double sharing = reduction.stages.size() > 1 ? std::numeric_limits<double>::infinity() : 0.0;
+    for (size_t s = 1; s < reduction.stages.size(); s++) {
+      const StageNode &update = reduction.stages[s];
+      auto it = update.unrolled_jointly.find(reduction.args[d]);
+      if (it == update.unrolled_jointly.end() || it->second.phases != f.region[d].extent()) {
+        sharing = 0;
+        break;
+      }
+      const double apart = double(it->second.phases) * double(std::max<int64_t>(1, update.arithmetic_ops().total()));
+      sharing = std::min(sharing, apart / double(std::max<int64_t>(1, arithmetic_ops_of(it->second.ops_total).total())));
+    }
+    if (sharing >= 2 && sharing > best_sharing) {
+      best = int(i);
+      best_sharing = sharing;
+    }
+  }
+  return best;
+}
+
 KernelModel build_kernel_model(const PipelineDag &dag, const ScheduleState &state, int root, int stage,
                                const GpuProfile &gpu) {
   const FuncDecision &d = state.decisions[root];
-  const int reduction = d.level == ComputeLevel::Root && stage + 1 == int(d.tilings.size())
-                            ? register_tile_reduction(dag, root)
-                            : -1;
+  // The lookahead for a register tile reduction, or for a reduction held whole along a pinned
+  // in-thread loop (pinned_reduction_loop: bgu's grid and its splat).
+  int reduction = -1;
+  if (d.level == ComputeLevel::Root && stage + 1 == int(d.tilings.size())) {
+    reduction = register_tile_reduction(dag, root);
+    const int pinned = reduction < 0 ? pinned_reduction_loop(dag, root) : -1;
+    if (pinned >= 0 && d.tilings[size_t(stage)].in_thread.at(size_t(pinned))) reduction = pointwise_reduction(dag, root);
+  }
   if (reduction >= 0 && !state.decided[reduction]) {
     ScheduleState ahead = state;  // shares the root's decision (and its tiling, km.tiling)
     ahead.decide(reduction, FuncDecision{ComputeLevel::Thread, root, {}});

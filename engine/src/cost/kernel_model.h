@@ -54,6 +54,9 @@ struct FusedFunc {
   bool in_registers = false;
   /// In registers: its dimensions that follow the kernel's block loops (one extent per thread).
   std::vector<int> block_dims;
+  /// In registers: its dimensions that follow an in-thread loop over a constant region of the
+  /// kernel's Func (held whole by every thread; the schedule states their extent).
+  std::vector<int> pinned_dims;
 };
 
 struct KernelModel {
@@ -155,6 +158,16 @@ bool updates_accumulate_in_place(const FuncNode &f);
 /// x or in two dimensions (which Halide 14 cannot bound for Funcs read at other translations).
 /// -1 when `root` has none.
 int register_tile_reduction(const PipelineDag &dag, int root);
+
+/// As register_tile_reduction, for any Func `root` of one stage (an output or not).
+int pointwise_reduction(const PipelineDag &dag, int root);
+
+/// A loop of Func `func`'s pure stage over a constant dim (FuncNode::constant_dims) of 2..32
+/// values along which the reduction it reads pointwise (pointwise_reduction) shares most of its
+/// work (StageNode::unrolled_jointly): run whole in each thread, every reduction step updates
+/// all of its values' sums from what it loads and computes once (bgu's splat: 22 sums per grid
+/// cell). Its index in the stage's loops, or -1.
+int pinned_reduction_loop(const PipelineDag &dag, int func);
 
 /// A reduction fused per thread in registers: the extent of its update `stage`'s innermost
 /// reduction loop when that loop is a few taps (2..8 steps, a convolution's kernel width), which

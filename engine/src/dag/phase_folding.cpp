@@ -124,4 +124,35 @@ void describe_phase_loops(const Function &f, FuncNode &node) {
   for (unsigned mask = 1; mask < subsets; mask++) stage.folded[mask] = fold(exprs, stage.phase_loops, mask);
 }
 
+void describe_unrolled_updates(const Function &f, FuncNode &node) {
+  constexpr int64_t kMaxCopies = 32;
+  for (StageNode &stage : node.stages) {
+    stage.unrolled_jointly.clear();
+    if (stage.index == 0 || f.has_extern_definition()) continue;
+    const Definition &def = f.updates()[size_t(stage.index - 1)];
+    std::vector<Expr> exprs = def.values();
+    for (const Expr &arg : def.args()) exprs.push_back(arg);
+    if (def.predicate().defined()) exprs.push_back(def.predicate());
+    for (size_t d = 0; d < f.args().size() && d < node.region.size(); d++) {
+      if (d >= node.constant_dims.size() || !node.constant_dims[d]) continue;
+      const Span &span = node.region[d];
+      if (span.extent() < 2 || span.extent() > kMaxCopies) continue;
+      // The update's own loop over this dim: its pure variable, named in its argument there.
+      const Variable *var = d < def.args().size() ? def.args()[d].as<Variable>() : nullptr;
+      if (!var) continue;
+      std::vector<Expr> copies;
+      for (int64_t value = span.min; value <= span.max; value++)
+        for (const Expr &e : exprs) copies.push_back(simplify(substitute(var->name, Expr(int32_t(value)), e)));
+      FoldedStage joint;
+      joint.phases = span.extent();
+      joint.ops_total = count_operations(copies);
+      // count_operations stores one value per expression: a copy stores its values only.
+      for (auto &[key, n] : joint.ops_total)
+        if (key.rfind("store.", 0) == 0) n = n * int64_t(def.values().size()) / int64_t(exprs.size());
+      joint.calls_total = count_call_sites(copies).calls;
+      stage.unrolled_jointly[var->name] = std::move(joint);
+    }
+  }
+}
+
 }  // namespace hlsched

@@ -19,4 +19,8 @@ namespace hlsched {
 /// StageNode::folded), from its definition, region and FuncNode::fixed_dims.
 void describe_phase_loops(const Halide::Internal::Function &f, FuncNode &node);
 
+/// Fills StageNode::unrolled_jointly of `node`'s update stages (needs FuncNode::constant_dims and
+/// the region).
+void describe_unrolled_updates(const Halide::Internal::Function &f, FuncNode &node);
+
 }  // namespace hlsched

@@ -356,6 +356,26 @@ int PipelineDag::index_of(const std::string &name) const {
   return -1;
 }
 
+namespace {
+
+// Whether a bound of a consumer's access is affine in the consumer's pure loops over its
+// constant dims only (FuncNode::constant_dims, already known for the consumer).
+bool follows_constant_dims(const FuncNode &consumer, const StageNode &stage, const AffineExpr &bound) {
+  if (!bound.is_affine) return false;
+  for (const auto &[var, k] : bound.coefficients) {
+    if (k == 0) continue;
+    const bool pure = std::any_of(stage.loops.begin(), stage.loops.end(),
+                                  [&](const LoopDim &l) { return l.var == var && l.is_pure && !l.is_rvar; });
+    const auto arg = std::find(consumer.args.begin(), consumer.args.end(), var);
+    if (!pure || arg == consumer.args.end()) return false;
+    const size_t dim = size_t(arg - consumer.args.begin());
+    if (dim >= consumer.constant_dims.size() || !consumer.constant_dims[dim]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
   const std::map<std::string, Function> env = pipeline_functions(pipeline);
   std::vector<Function> output_functions;
@@ -457,6 +477,23 @@ PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
           }
         }
     describe_phase_loops(env.at(node.name), node);
+  }
+  // Regions known when the pipeline compiles, consumers first.
+  for (auto it = dag.funcs.rbegin(); it != dag.funcs.rend(); ++it) {
+    FuncNode &node = *it;
+    node.constant_dims.assign(node.args.size(), !node.is_output && !node.consumers.empty());
+    for (const std::string &name : node.consumers) {
+      const FuncNode &consumer = *dag.find(name);
+      for (const StageNode &stage : consumer.stages)
+        for (const ProducerAccess &a : stage.accesses) {
+          if (a.producer != node.name) continue;
+          for (size_t d = 0; d < node.constant_dims.size(); d++)
+            node.constant_dims[d] = node.constant_dims[d] && d < a.region_min.size() &&
+                                    follows_constant_dims(consumer, stage, a.region_min[d]) &&
+                                    follows_constant_dims(consumer, stage, a.region_max[d]);
+        }
+    }
+    describe_unrolled_updates(env.at(node.name), node);
   }
   return dag;
 }

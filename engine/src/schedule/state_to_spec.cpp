@@ -310,6 +310,10 @@ std::vector<StageSchedule> schedule_thread_fused(const FuncNode &f, const FusedF
   if (fused_block_loops)
     for (int d : fused.block_dims)
       pure.directives.push_back(Directive{Kind::BoundExtent, {f.args[size_t(d)]}, {int64_t(std::ceil(thread_box[size_t(d)]))}});
+  // Under an in-thread loop split by its whole (constant) extent, Halide still bounds the
+  // per-thread region by the split's guard: state it, so the loops unroll over registers.
+  for (int d : fused.pinned_dims)
+    pure.directives.push_back(Directive{Kind::BoundExtent, {f.args[size_t(d)]}, {int64_t(std::ceil(thread_box[size_t(d)]))}});
   for (const std::string &v : unrolled) pure.directives.push_back(Directive{Kind::Unroll, {v}});
   std::vector<StageSchedule> stages = {pure};
   for (size_t s = 1; s < f.stages.size(); s++) {

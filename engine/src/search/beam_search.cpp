@@ -534,6 +534,7 @@ void BeamSearch::polish(SearchOutcome &outcome) {
         if (keep_polished_move(best, std::move(child), func)) improved = true;
       }
       if (!out_of_time() && polish_inlined_with_retiling(best, func)) improved = true;
+      if (!out_of_time() && polish_pinned_reduction(best, func)) improved = true;
     }
   }
   widen(best);
@@ -570,6 +571,26 @@ bool BeamSearch::polish_inlined_with_retiling(ScheduleState &best, int func) {
     child.decide(func, inlined);
     child.decide(kernel, tiling);
     if (keep_polished_move(best, std::move(child), kernel)) improved = true;
+  }
+  return improved;
+}
+
+// A Func that copies a reduction along a constant loop (pinned_reduction_loop) pays at root only
+// with that loop whole in each thread and the reduction in registers there (bgu's grid and its
+// splat): one decision at a time, the copy is a kernel more than inlining it, and the beam costs
+// the reduction only once it is decided. Both moved together, under each such tiling.
+bool BeamSearch::polish_pinned_reduction(ScheduleState &best, int func) {
+  const int loop = pinned_reduction_loop(dag_, func);
+  const int reduction = loop >= 0 ? pointwise_reduction(dag_, func) : -1;
+  if (reduction < 0 || best.decisions[size_t(reduction)].level == ComputeLevel::Thread) return false;
+  bool improved = false;
+  for (const DecisionPtr &tiling : standalone(func, /*coarse=*/false)) {
+    if (out_of_time()) break;
+    if (tiling->level != ComputeLevel::Root || !tiling->tilings.front().in_thread.at(size_t(loop))) continue;
+    ScheduleState child = best;
+    child.decide(func, tiling);
+    child.decide(reduction, std::make_shared<const FuncDecision>(FuncDecision{ComputeLevel::Thread, func, {}}));
+    if (keep_polished_move(best, std::move(child), func)) improved = true;
   }
   return improved;
 }

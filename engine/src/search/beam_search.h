@@ -98,6 +98,9 @@ private:
   /// Polish's paired move: Root Func `func` inlined into the kernel that reads it, together with
   /// each of that kernel's own tilings; true when one was kept.
   bool polish_inlined_with_retiling(ScheduleState &best, int func);
+  /// Polish's other paired move: Func `func` at root with its pinned loop whole in each thread
+  /// (pinned_reduction_loop) and the reduction it copies fused into it per thread.
+  bool polish_pinned_reduction(ScheduleState &best, int func);
   /// A polish move: `child` replaces `best` when predicted kPolishMinGain cheaper with every
   /// fusion into the kernel of Func `changed` still offered; true when it did.
   bool keep_polished_move(ScheduleState &best, ScheduleState child, int changed);

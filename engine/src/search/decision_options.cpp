@@ -121,6 +121,19 @@ bool kernel_accepts_fusion(const PipelineDag &dag, const ScheduleState &state, i
   return root_stages_reading(dag, state, func, root) == uint64_t(1) << (d.tilings.size() - 1);
 }
 
+// Whether Root Func `root` runs its pinned loop (pinned_reduction_loop) whole in each thread, and
+// no other, and `func` is the reduction it copies along it.
+bool holds_pinned_reduction(const PipelineDag &dag, const ScheduleState &state, int root, int func) {
+  const FuncDecision &d = state.decisions[size_t(root)];
+  if (d.level != ComputeLevel::Root || d.tilings.size() != 1 || pointwise_reduction(dag, root) != func) return false;
+  const int loop = pinned_reduction_loop(dag, root);
+  const StageTiling &t = d.tilings.front();
+  if (loop < 0 || t.single_thread || t.atomic || t.privatized) return false;
+  for (size_t i = 0; i < t.in_thread.size(); i++)
+    if (t.in_thread[i] != (int(i) == loop)) return false;
+  return true;
+}
+
 // Whether every use of `func` is by the kernel's own stage (possibly through inlined Funcs), not
 // by a Func fused into the block: a per-thread value is not visible to block-level stages.
 bool only_root_consumes(const PipelineDag &dag, const ScheduleState &state, int func, int root, int depth = 0) {
@@ -195,7 +208,7 @@ bool shares_values_across(const PipelineDag &dag, const StageNode &stage, const 
 }
 
 std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse,
-                                        bool small_loops_in_thread, bool register_tiles) {
+                                        bool small_loops_in_thread, bool register_tiles, int whole_loop) {
   StageTiling base = empty_tiling(stage, stage_index);
   if (base.single_thread) return {base};
   const std::vector<size_t> loops = thread_loops(base);
@@ -236,6 +249,10 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
   for (size_t i = 0; i < base.vars.size(); i++)
     if (std::find(loops.begin(), loops.end(), i) == loops.end() && base.extents[i] > 1 && base.extents[i] <= 4)
       small_loop = int(i);
+  if (whole_loop >= 0 && std::find(loops.begin(), loops.end(), size_t(whole_loop)) == loops.end()) {
+    small_loop = whole_loop;
+    small_loops_in_thread = true;
+  }
 
   std::vector<int64_t> widths;
   for (int64_t t0 : {16, 32, 64, 128, 256})
@@ -537,7 +554,8 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
   for (size_t i = 2; i < plain.vars.size() && !small_loops; i++)
     small_loops = shares_values_across(dag, f.stages[0], plain.vars[i]);
   const std::vector<StageTiling> tilings =
-      tiling_options(f.stages[0], 0, gpu, limits.coarse, small_loops, register_tile_reduction(dag, func) >= 0);
+      tiling_options(f.stages[0], 0, gpu, limits.coarse, small_loops, register_tile_reduction(dag, func) >= 0,
+                     pinned_reduction_loop(dag, func));
   std::optional<UpdateChoices> updates;
   for (size_t index = 0; index < tilings.size(); index++) {
     const StageTiling &tiling = tilings[index];
@@ -589,7 +607,11 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
   if (limits.coarse || f.has_extern_definition || !accessed_affinely(dag, f)) return options;
 
   const int kernel = consuming_kernel(dag, state, func);
-  if (kernel < 0 || !kernel_accepts_fusion(dag, state, kernel, func)) return options;
+  if (kernel < 0) return options;
+  // The reduction a kernel copies along its pinned loop, run whole in each thread
+  // (pinned_reduction_loop), goes into that thread's registers: Halide 14 bounds it there.
+  const bool pinned = holds_pinned_reduction(dag, state, kernel, func);
+  if (!pinned && !kernel_accepts_fusion(dag, state, kernel, func)) return options;
   // A Func read by one copied per slab stays at root or inline: computed per block it would
   // cover every slab's reads at once, which the kernel model does not propagate.
   if (feeds_per_slab(dag, state, func)) return options;
@@ -603,6 +625,7 @@ std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleS
     const ComputeLevel level = choice == 1 ? ComputeLevel::Thread : ComputeLevel::Block;
     const bool per_slab = choice == 2;
     if (per_slab && !slab_option) continue;
+    if (pinned && level != ComputeLevel::Thread) continue;
     if (!fusion_is_legal(f, level)) continue;
     if (level == ComputeLevel::Thread && !only_root_consumes(dag, state, func, kernel)) continue;
     ScheduleState trial = state;

@@ -33,9 +33,13 @@ struct OptionLimits {
 
 /// Candidate GPU tilings of one stage. The first is the default (32 wide, 256 threads). With
 /// `register_tiles`, also the larger tiles of points per thread (2x4 to 8x4) that pay where the
-/// kernel holds a reduction in registers over them (register_tile_reduction).
+/// kernel holds a reduction in registers over them (register_tile_reduction). `whole_loop`: a
+/// loop (index into the stage's loops) offered whole inside each thread whatever its extent
+/// (pinned_reduction_loop).
 std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index, const GpuProfile &gpu, bool coarse,
-                                        bool small_loops_in_thread = false, bool register_tiles = false);
+                                        bool small_loops_in_thread = false, bool register_tiles = false,
+                                        int whole_loop = -1);
+
 
 /// The tiling of an update stage, following the tiling chosen for the pure stage.
 StageTiling update_tiling(const StageNode &update, const StageTiling &pure, const GpuProfile &gpu);

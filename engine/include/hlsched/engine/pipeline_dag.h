@@ -103,6 +103,11 @@ struct StageNode {
   /// the folded counts for each non-empty subset of them (key: bitmask over phase_loops).
   std::vector<PhaseLoop> phase_loops;
   std::map<unsigned, FoldedStage> folded;
+  /// Update stages: per pure loop over a constant dim of a few values (2..32), the counts of all
+  /// its values' copies together, with the subexpressions they share counted once, as the copies
+  /// are when the loop is unrolled inside each reduction step (bgu's splat computes a pixel's
+  /// weight once for its 22 sums). `phases` holds the copies.
+  std::map<std::string, FoldedStage> unrolled_jointly;
   bool has_rvars() const;
   ArithmeticOps arithmetic_ops() const;  ///< per point
   /// Arithmetic of the average point with every phase loop known (arithmetic_ops().total()
@@ -140,6 +145,11 @@ struct FuncNode {
   /// Per dim: every consumer reads it at constant coordinates, so its region (`region`) is known
   /// when the pipeline compiles (demosaiced(x, y, 0..2)); never for outputs.
   std::vector<bool> fixed_dims;
+  /// Per dim: its region is the same whatever the pipeline's sizes, because its consumers read it
+  /// at constant coordinates or at coordinates that follow their own constant dims (bgu's grid
+  /// along its 22 channels, read through three blurs by the affine fit's constant indices). Never
+  /// for outputs. Halide bounds such a region by a constant.
+  std::vector<bool> constant_dims;
   bool region_is_bounded = true;       ///< false when the required region could not be bounded
   std::vector<StageNode> stages;
   std::vector<std::string> producers;  ///< Funcs (not inputs) this one reads
