@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
@@ -25,6 +26,26 @@ namespace {
 
 constexpr uint64_t kSeed = 2026;
 constexpr int kMaxWalks = 200;
+
+// A generator instantiated twice for the CPU: with every Func at root (the reference), and under
+// the schedule `state_of` gives its DAG (the CPU twin of that GPU schedule).
+struct CpuTwin {
+  GeneratorInstance reference, scheduled;
+};
+CpuTwin cpu_twin(const std::string &generator, const std::function<ScheduleState(const PipelineDag &)> &state_of) {
+  CpuTwin twin{instantiate_generator(generator, cpu_target(), {}, false), instantiate_generator(generator, cpu_target(), {})};
+  schedule_compute_root_everywhere(twin.reference.pipeline);
+  const PipelineDag dag = build_pipeline_dag(twin.scheduled.pipeline);
+  apply_schedule(state_to_spec(dag, state_of(dag), find_gpu_profile("h200")), twin.scheduled.pipeline, ApplyMode::Cpu);
+  return twin;
+}
+
+// The pipeline run on the CPU into `out` (its inputs bound already).
+Halide::Buffer<float> realized_on_cpu(const Halide::Pipeline &p, Halide::Buffer<float> out) {
+  Halide::Pipeline handle = p;
+  handle.realize(out, cpu_target());
+  return out;
+}
 
 bool uses(const ScheduleResult &r, const std::string &construct) {
   return std::find(r.constructs.begin(), r.constructs.end(), construct) != r.constructs.end();
@@ -372,10 +393,7 @@ ScheduleState register_tile_state(const PipelineDag &dag, bool decide_prod) {
 Halide::Buffer<float> run_register_tile(const Halide::Pipeline &p) {
   bind_input(p, "a", random_buffer<float>({17, 23}, 5, -2, 2));
   bind_input(p, "b", random_buffer<float>({41, 17}, 6, -2, 2));
-  Halide::Buffer<float> out(41, 23);  // not multiples of the 4x4 tiles nor of the blocks
-  Halide::Pipeline handle = p;
-  handle.realize(out, cpu_target());
-  return out;
+  return realized_on_cpu(p, Halide::Buffer<float>(41, 23));  // not multiples of the 4x4 tiles nor of the blocks
 }
 
 }  // namespace
@@ -433,12 +451,8 @@ TEST_CASE("a reduction fused per thread holds a 2-D tile of accumulators in regi
   REQUIRE(compiled.lowered_stmt.find("fma.rn.f32") != std::string::npos);  // the kernel's PTX is in the text
   CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
 
-  auto reference = instantiate_generator("register_tile_small", cpu_target(), {}, false);
-  schedule_compute_root_everywhere(reference.pipeline);
-  auto cpu = instantiate_generator("register_tile_small", cpu_target(), {});
-  const PipelineDag cpu_dag = build_pipeline_dag(cpu.pipeline);
-  apply_schedule(state_to_spec(cpu_dag, register_tile_state(cpu_dag, true), gpu), cpu.pipeline, ApplyMode::Cpu);
-  CHECK(count_differences(run_register_tile(cpu.pipeline), run_register_tile(reference.pipeline)) == 0);
+  const CpuTwin twin = cpu_twin("register_tile_small", [](const PipelineDag &d) { return register_tile_state(d, true); });
+  CHECK(count_differences(run_register_tile(twin.scheduled.pipeline), run_register_tile(twin.reference.pipeline)) == 0);
 }
 
 // Halide compiles the blocks whose tile runs past the output (GuardWithIf) as a copy of the kernel
@@ -582,10 +596,7 @@ ScheduleState channel_models_state(const PipelineDag &dag, int64_t rows, int64_t
 
 Halide::Buffer<float> run_channel_models(const Halide::Pipeline &p) {
   bind_input(p, "input", random_buffer<float>({41, 23, 3}, 7, -2, 2));
-  Halide::Buffer<float> out(41, 23, 3);  // not multiples of the blocks nor of the rows per thread
-  Halide::Pipeline handle = p;
-  handle.realize(out, cpu_target());
-  return out;
+  return realized_on_cpu(p, Halide::Buffer<float>(41, 23, 3));  // not multiples of the blocks nor of the rows per thread
 }
 
 }  // namespace
@@ -626,12 +637,8 @@ TEST_CASE("a Func computed per thread under unrolled channels lives in registers
   REQUIRE(compiled.lowered_stmt.find(".entry") != std::string::npos);  // the kernel's PTX is in the text
   CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
 
-  auto reference = instantiate_generator("channel_models_small", cpu_target(), {}, false);
-  schedule_compute_root_everywhere(reference.pipeline);
-  auto cpu = instantiate_generator("channel_models_small", cpu_target(), {});
-  const PipelineDag cpu_dag = build_pipeline_dag(cpu.pipeline);
-  apply_schedule(state_to_spec(cpu_dag, channel_models_state(cpu_dag, 4), gpu), cpu.pipeline, ApplyMode::Cpu);
-  CHECK(count_differences(run_channel_models(cpu.pipeline), run_channel_models(reference.pipeline)) == 0);
+  const CpuTwin twin = cpu_twin("channel_models_small", [](const PipelineDag &d) { return channel_models_state(d, 4); });
+  CHECK(count_differences(run_channel_models(twin.scheduled.pipeline), run_channel_models(twin.reference.pipeline)) == 0);
 
   // Rows per thread that are the whole block along y (one thread there): Halide 14 could not
   // bound the model's per-thread region ("unable to infer constant upper bound on extent of
@@ -672,9 +679,7 @@ Halide::Buffer<float> run_bayer(const Halide::Pipeline &p, int origin) {
   bind_input(p, "input", random_buffer<float>({48, 30}, 11, 0, 1));
   Halide::Buffer<float> out(41, 23, 3);  // odd sizes: not whole quads, nor whole blocks
   out.set_min(origin, origin, 0);
-  Halide::Pipeline handle = p;
-  handle.realize(out, cpu_target());
-  return out;
+  return realized_on_cpu(p, out);
 }
 
 void check_bayer_schedule(int64_t rgb_rows, const std::vector<std::string> &directives) {
@@ -690,13 +695,9 @@ void check_bayer_schedule(int64_t rgb_rows, const std::vector<std::string> &dire
 
   // The CPU twin computes exactly what compute_root computes, from an even origin (the folded
   // code) and an odd one (an output's unspecialized code).
-  auto reference = instantiate_generator("bayer_small", cpu_target(), {}, false);
-  schedule_compute_root_everywhere(reference.pipeline);
-  auto cpu = instantiate_generator("bayer_small", cpu_target(), {});
-  const PipelineDag cpu_dag = build_pipeline_dag(cpu.pipeline);
-  apply_schedule(state_to_spec(cpu_dag, bayer_state(cpu_dag, rgb_rows), gpu), cpu.pipeline, ApplyMode::Cpu);
+  const CpuTwin twin = cpu_twin("bayer_small", [&](const PipelineDag &d) { return bayer_state(d, rgb_rows); });
   for (int origin : {0, 1})
-    CHECK(count_differences(run_bayer(cpu.pipeline, origin), run_bayer(reference.pipeline, origin)) == 0);
+    CHECK(count_differences(run_bayer(twin.scheduled.pipeline, origin), run_bayer(twin.reference.pipeline, origin)) == 0);
 }
 
 }  // namespace
@@ -781,10 +782,7 @@ ScheduleState pinned_state(const PipelineDag &dag) {
 
 Halide::Buffer<float> run_splat(const Halide::Pipeline &p) {
   bind_input(p, "input", random_buffer<float>({101, 75, 3}, 13, 0, 1));
-  Halide::Buffer<float> out(25, 19);  // not whole blocks
-  Halide::Pipeline handle = p;
-  handle.realize(out, cpu_target());
-  return out;
+  return realized_on_cpu(p, Halide::Buffer<float>(25, 19));  // not whole blocks
 }
 
 }  // namespace
@@ -844,12 +842,8 @@ TEST_CASE("a reduction over a constant loop is held whole per thread, its shared
   CHECK(compiled.gpu_kernels > 0);
   REQUIRE(compiled.lowered_stmt.find("fma.rn.f32") != std::string::npos);
   CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
-  auto reference = instantiate_generator("splat_small", cpu_target(), {}, false);
-  schedule_compute_root_everywhere(reference.pipeline);
-  auto cpu = instantiate_generator("splat_small", cpu_target(), {});
-  const PipelineDag cpu_dag = build_pipeline_dag(cpu.pipeline);
-  apply_schedule(state_to_spec(cpu_dag, pinned_state(cpu_dag), gpu), cpu.pipeline, ApplyMode::Cpu);
-  CHECK(count_differences(run_splat(cpu.pipeline), run_splat(reference.pipeline)) == 0);
+  const CpuTwin twin = cpu_twin("splat_small", pinned_state);
+  CHECK(count_differences(run_splat(twin.scheduled.pipeline), run_splat(twin.reference.pipeline)) == 0);
 
   // The search finds it.
   const ScheduleResult searched = schedule_pipeline(inst.pipeline, dag, AutoschedulerOptions{});

@@ -1171,7 +1171,9 @@ KernelModel build_kernel_model(const PipelineDag &dag, const ScheduleState &stat
   int reduction = -1;
   if (d.level == ComputeLevel::Root && stage + 1 == int(d.tilings.size())) {
     reduction = register_tile_reduction(dag, root);
-    const int pinned = reduction < 0 ? pinned_reduction_loop(dag, root) : -1;
+    // (Only a tiling with an in-thread loop can hold it: most kernels built skip the lookup.)
+    const bool in_thread = d.tilings[size_t(stage)].has_in_thread_loop();
+    const int pinned = reduction < 0 && in_thread ? pinned_reduction_loop(dag, root) : -1;
     if (pinned >= 0 && d.tilings[size_t(stage)].in_thread.at(size_t(pinned))) reduction = pointwise_reduction(dag, root);
   }
   if (reduction >= 0 && !state.decided[reduction]) {

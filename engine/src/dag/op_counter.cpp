@@ -131,6 +131,16 @@ private:
 
 }  // namespace
 
+std::vector<Expr> definition_exprs(const Definition &def, bool is_update) {
+  std::vector<Expr> exprs = def.values();
+  if (is_update) {
+    // LHS indices of updates can read producers too (histograms: hist(im(r.x, r.y)) += 1).
+    for (const Expr &arg : def.args()) exprs.push_back(arg);
+  }
+  if (def.predicate().defined()) exprs.push_back(def.predicate());
+  return exprs;
+}
+
 Expr joined_for_cse(const std::vector<Expr> &exprs) {
   if (exprs.size() == 1) return exprs[0];
   return Call::make(Int(32), kJoined, exprs, Call::PureIntrinsic);

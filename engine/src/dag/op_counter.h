@@ -11,6 +11,10 @@
 
 namespace hlsched {
 
+/// What one point of a definition evaluates: its values, an update's argument indices (they can
+/// read producers: hist(im(r.x, r.y)) += 1) and its predicate.
+std::vector<Halide::Expr> definition_exprs(const Halide::Internal::Definition &def, bool is_update);
+
 /// Operation counts of the expressions (after common-subexpression elimination), keyed
 /// "kind.type": "add.f32", "mul.i32", "cmp.u8", "select.f32", "load.u16", "cast.f32",
 /// "math.f32" (exp, log, sqrt, pow, trig...), "bitwise.u32", "store.f32" (one per value), and

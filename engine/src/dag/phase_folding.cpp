@@ -99,9 +99,7 @@ FoldedStage fold(const std::vector<Expr> &exprs, const std::vector<PhaseLoop> &l
 
 void describe_phase_loops(const Function &f, FuncNode &node) {
   if (f.has_extern_definition() || node.stages.empty()) return;
-  const Definition &def = f.definition();
-  std::vector<Expr> exprs = def.values();
-  if (def.predicate().defined()) exprs.push_back(def.predicate());
+  const std::vector<Expr> exprs = definition_exprs(f.definition(), /*is_update=*/false);
 
   PhaseUses uses(f.args());
   for (const Expr &e : exprs) e.accept(&uses);
@@ -130,9 +128,7 @@ void describe_unrolled_updates(const Function &f, FuncNode &node) {
     stage.unrolled_jointly.clear();
     if (stage.index == 0 || f.has_extern_definition()) continue;
     const Definition &def = f.updates()[size_t(stage.index - 1)];
-    std::vector<Expr> exprs = def.values();
-    for (const Expr &arg : def.args()) exprs.push_back(arg);
-    if (def.predicate().defined()) exprs.push_back(def.predicate());
+    const std::vector<Expr> exprs = definition_exprs(def, /*is_update=*/true);
     for (size_t d = 0; d < f.args().size() && d < node.region.size(); d++) {
       if (d >= node.constant_dims.size() || !node.constant_dims[d]) continue;
       const Span &span = node.region[d];
@@ -146,9 +142,6 @@ void describe_unrolled_updates(const Function &f, FuncNode &node) {
       FoldedStage joint;
       joint.phases = span.extent();
       joint.ops_total = count_operations(copies);
-      // count_operations stores one value per expression: a copy stores its values only.
-      for (auto &[key, n] : joint.ops_total)
-        if (key.rfind("store.", 0) == 0) n = n * int64_t(def.values().size()) / int64_t(exprs.size());
       joint.calls_total = count_call_sites(copies).calls;
       stage.unrolled_jointly[var->name] = std::move(joint);
     }

@@ -90,15 +90,6 @@ bool is_boundary_condition_name(const std::string &name) {
   return false;
 }
 
-std::vector<Expr> definition_exprs(const Definition &def, bool is_update) {
-  std::vector<Expr> exprs = def.values();
-  if (is_update) {
-    // LHS indices of updates can read producers too (histograms: hist(im(r.x, r.y)) += 1).
-    for (const Expr &arg : def.args()) exprs.push_back(arg);
-  }
-  if (def.predicate().defined()) exprs.push_back(def.predicate());
-  return exprs;
-}
 
 std::string definition_text(const Function &f, const Definition &def) {
   std::ostringstream out;
