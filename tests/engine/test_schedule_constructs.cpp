@@ -32,8 +32,10 @@ constexpr int kMaxWalks = 200;
 struct CpuTwin {
   GeneratorInstance reference, scheduled;
 };
-CpuTwin cpu_twin(const std::string &generator, const std::function<ScheduleState(const PipelineDag &)> &state_of) {
-  CpuTwin twin{instantiate_generator(generator, cpu_target(), {}, false), instantiate_generator(generator, cpu_target(), {})};
+CpuTwin cpu_twin(const std::string &generator, const std::function<ScheduleState(const PipelineDag &)> &state_of,
+                 const std::map<std::string, std::string> &params = {}) {
+  CpuTwin twin{instantiate_generator(generator, cpu_target(), params, false),
+               instantiate_generator(generator, cpu_target(), params)};
   schedule_compute_root_everywhere(twin.reference.pipeline);
   const PipelineDag dag = build_pipeline_dag(twin.scheduled.pipeline);
   apply_schedule(state_to_spec(dag, state_of(dag), find_gpu_profile("h200")), twin.scheduled.pipeline, ApplyMode::Cpu);
@@ -531,6 +533,18 @@ TEST_CASE("a Func fused per block covers a box larger than the block in unrolled
   const BlockFusedLayout line = block_fused_layout({2000}, {256, 1, 1}, {256}, 1024);
   CHECK(line.rows == std::vector<int64_t>{1});
   CHECK(line.threads == std::vector<int64_t>{256});
+  CHECK(line.inner_dim == -1);
+  // A third dimension of a few points (depthwise_separable_conv's depthwise stage for a block of
+  // 4 rows per thread: 32 channels x 8 columns x 4 rows): whole in each thread, unrolled; with
+  // more points, or more rows per thread already, it stays a loop.
+  const BlockFusedLayout third = block_fused_layout({32, 8, 4, 1}, {32, 8, 1}, {32, 8}, 1024);
+  CHECK(third.threads == std::vector<int64_t>{32, 8});
+  CHECK(third.inner_dim == 2);
+  CHECK(third.inner_points == 4);
+  CHECK(block_fused_layout({32, 8, 16, 1}, {32, 8, 1}, {32, 8}, 1024).inner_dim == -1);
+  CHECK(block_fused_layout({68, 36, 4}, {64, 8, 1}, {64, 8}, 1024).inner_dim == -1);  // 5 rows x 4
+  CHECK(block_fused_layout({68, 36, 3}, {64, 8, 1}, {64, 8}, 1024).inner_dim == -1);
+  CHECK(block_fused_layout({68, 16, 3}, {64, 8, 1}, {64, 8}, 1024).inner_points == 3);  // 2 rows x 3
 
   // In a schedule: stencil_small's walks, a Func per block with unrolled rows compiles, launches
   // the block the layout says, and its CPU twin computes what compute_root computes.
@@ -850,4 +864,148 @@ TEST_CASE("a reduction over a constant loop is held whole per thread, its shared
   INFO(searched.schedule_code);
   CHECK(searched.schedule_code.find(".bound_extent(c, 10)") != std::string::npos);
   CHECK(uses(searched, "reduction fused per thread (registers)"));
+}
+
+namespace {
+
+// pointwise_conv_small's `out` at root over (c, x) threads with `serial` points per thread (c, x,
+// y, n), its accumulator `conv` per thread in registers, the inputs' wrappers inlined.
+ScheduleState conv_tile_state(const PipelineDag &dag, const std::vector<int64_t> &threads,
+                              const std::vector<int64_t> &serial, bool relu_per_block = false) {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int out = func_named(dag, "out"), conv = func_named(dag, "conv"), relu = func_named(dag, "relu_in");
+  ScheduleState state(dag);
+  for (int f : ScheduleState::decision_order(dag)) {
+    if (f == out) {
+      for (const FuncDecision &d : standalone_options(dag, out, gpu, OptionLimits{}))
+        if (d.level == ComputeLevel::Root && d.tilings[0].threads == threads && d.tilings[0].serial == serial) {
+          state.decide(out, d);
+          break;
+        }
+      REQUIRE(state.decided[out]);
+    } else if (f == conv) {
+      state.decide(conv, FuncDecision{ComputeLevel::Thread, out, {}});
+    } else if (f == relu && relu_per_block) {
+      state.decide(relu, FuncDecision{ComputeLevel::Block, out, {}});
+    } else {
+      state.decide(f, FuncDecision{});  // the input wrappers: inlined
+    }
+  }
+  return state;
+}
+
+double global_loads_per_block(const KernelModel &km) {
+  double loads = 0;
+  for (const GlobalRead &g : km.global_reads) loads += g.loads_per_block;
+  return loads;
+}
+
+}  // namespace
+
+// A channels-innermost convolution's output tiled over threads of channels and columns, each
+// thread also taking 4 rows (depthwise_separable_conv's manual schedule: 2 channels x 4 rows per
+// thread). The rows are a third loop's: split outside gpu_tile, their blocks fused with the batch.
+TEST_CASE("rows per thread along a third loop hold a register tile over channels and rows",
+          "[schedule][constructs]") {
+  auto inst = instantiate_generator("pointwise_conv_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int out = func_named(dag, "out"), conv = func_named(dag, "conv");
+  REQUIRE(register_tile_reduction(dag, out) == conv);
+
+  // Offered beside the two-loop tilings.
+  const std::vector<FuncDecision> options = standalone_options(dag, out, gpu, OptionLimits{});
+  CHECK(std::any_of(options.begin(), options.end(), [](const FuncDecision &d) {
+    return d.level == ComputeLevel::Root && d.tilings[0].row_loop(2) && d.tilings[0].threads[2] == 1;
+  }));
+
+  // 32x8 threads, 2 channels x 4 rows each: a 64x8x4 block, 4 x 8 x 2 of them.
+  const ScheduleState state = conv_tile_state(dag, {32, 8, 1, 1}, {2, 1, 4, 1});
+  const StageTiling &tiling = state.decisions[out].tilings[0];
+  CHECK(tiling.row_loop(2));
+  CHECK_FALSE(tiling.row_loop(1));
+  CHECK(tiling.blocks() == 1 * 4 * 8 * 2);
+  const KernelModel km = build_kernel_model(dag, state, out, 0, gpu);
+  INFO(km.invalid_reason);
+  REQUIRE(km.valid);
+  const FusedFunc &fused = fused_in(km, conv);
+  CHECK(fused.in_registers);
+  CHECK(fused.thread_box == std::vector<double>{2, 1, 4, 1});
+  CHECK(km.block_shape == std::vector<double>{32, 8, 1});
+  CHECK(km.guarded_block_fraction == 0);
+  // Each of the 16 steps loads the thread's 2 filter values and 4 input rows once (the wrappers
+  // inlined are their loads), for 8 accumulators.
+  CHECK(global_loads_per_block(km) == Approx(256.0 * 16 * (2 + 4)));
+
+  // Emitted: gpu_tile over channels and columns, the rows split with ShiftInwards (a guarded split
+  // leaves the per-thread region unbounded for Halide 14) and their blocks fused with the batch.
+  const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  CHECK(code.find(".gpu_tile(c, x, co, xo, ci, xi, 64, 8, TailStrategy::GuardWithIf)") != std::string::npos);
+  CHECK(code.find(".split(y, yo, yii, 4, TailStrategy::ShiftInwards)") != std::string::npos);
+  CHECK(code.find(".reorder(cii, yii, ci, xi, co, xo, yo, n)") != std::string::npos);
+  CHECK(code.find(".fuse(yo, n, yo_n)\n    .gpu_blocks(yo_n)") != std::string::npos);
+  CHECK(code.find(".store_in(MemoryType::Register)") != std::string::npos);
+
+  // It compiles for CUDA with the accumulators in registers; its CPU twin computes exactly what
+  // compute_root computes at sizes that are no multiple of the tile (10 rows: the last tile shifts).
+  apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
+  const CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target());
+  CHECK(compiled.gpu_kernels > 0);
+  REQUIRE(compiled.lowered_stmt.find("fma.rn.f32") != std::string::npos);
+  CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
+  auto run_conv = [](const Halide::Pipeline &p) {
+    bind_input(p, "input", random_buffer<float>({5, 13, 10, 3}, 21, -1, 1));
+    bind_input(p, "filter", random_buffer<float>({37, 5, 1}, 22, -1, 1));
+    Halide::Pipeline handle = p;
+    Halide::Buffer<float> result(37, 13, 10, 3);
+    handle.realize(result, cpu_target());
+    return result;
+  };
+  const CpuTwin twin = cpu_twin("pointwise_conv_small", [](const PipelineDag &d) {
+    return conv_tile_state(d, {32, 8, 1, 1}, {2, 1, 4, 1});
+  });
+  CHECK(count_differences(run_conv(twin.scheduled.pipeline), run_conv(twin.reference.pipeline)) == 0);
+
+  // A producer fused per block covers the block's 4 rows: each thread computes all 4, unrolled
+  // (BlockFusedLayout::inner_dim), its loads counted once per distinct point of them.
+  auto staged = instantiate_generator("pointwise_conv_small", default_gpu_target(), {{"staged", "true"}});
+  const PipelineDag staged_dag = build_pipeline_dag(staged.pipeline);
+  const int relu = func_named(staged_dag, "relu_in");
+  const ScheduleState per_block = conv_tile_state(staged_dag, {32, 8, 1, 1}, {2, 1, 4, 1}, true);
+  const KernelModel with_block = build_kernel_model(staged_dag, per_block, func_named(staged_dag, "out"), 0, gpu);
+  REQUIRE(with_block.valid);
+  CHECK(fused_in(with_block, relu).box == std::vector<double>{16, 8, 4, 1});
+  const std::string staged_code =
+      emit_schedule_source(state_to_spec(staged_dag, per_block, gpu), EmitContext::GeneratorSchedule);
+  INFO(staged_code);
+  CHECK(staged_code.find(".split(y, yo, yi, 4, TailStrategy::GuardWithIf)\n    .reorder(yi, ci, xi, co, xo)") !=
+        std::string::npos);
+  CHECK(staged_code.find(".gpu_threads(ci, xi)\n    .unroll(yi)") != std::string::npos);
+  apply_schedule(state_to_spec(staged_dag, per_block, gpu), staged.pipeline, ApplyMode::Gpu);
+  const CompiledPipeline staged_compiled = compile_pipeline(staged.pipeline, default_gpu_target());
+  CHECK(staged_compiled.gpu_kernels == 1);
+  CHECK(staged_compiled.lowered_stmt.find("ld.local") == std::string::npos);
+  const CpuTwin staged_twin = cpu_twin(
+      "pointwise_conv_small", [](const PipelineDag &d) { return conv_tile_state(d, {32, 8, 1, 1}, {2, 1, 4, 1}, true); },
+      {{"staged", "true"}});
+  CHECK(count_differences(run_conv(staged_twin.scheduled.pipeline), run_conv(staged_twin.reference.pipeline)) == 0);
+}
+
+// A register tile unrolls a few taps of its innermost reduction loop around the tile: 4 columns
+// per thread and 3 taps along x read 6 input columns per step of the channel loop, not 4 per tap.
+TEST_CASE("a register tile's unrolled taps share the loads of neighbouring columns", "[schedule][constructs]") {
+  auto inst = instantiate_generator("pointwise_conv_small", default_gpu_target(), {{"taps", "3"}});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int out = func_named(dag, "out"), conv = func_named(dag, "conv");
+  REQUIRE(unrolled_taps(dag.funcs[size_t(conv)].stages.at(1)) == 3);
+  const ScheduleState state = conv_tile_state(dag, {32, 8, 1, 1}, {1, 4, 1, 1});
+  const KernelModel km = build_kernel_model(dag, state, out, 0, gpu);
+  REQUIRE(km.valid);
+  REQUIRE(fused_in(km, conv).in_registers);
+  CHECK(km.guarded_block_fraction == 0);
+  // Per thread and channel: 3 filter taps and 4 + 3 - 1 input columns.
+  CHECK(global_loads_per_block(km) == Approx(256.0 * 16 * (3 + 6)));
 }

@@ -153,7 +153,8 @@ private:
     if (tiling.single_thread || tiling.atomic || tiling.privatized) return 0;
     double full_tiles = 1;
     for (size_t i = 0; i < tiling.vars.size(); i++) {
-      if (!tiling.tiled(i) || tiling.serial[i] <= 1) continue;
+      // Row loops of a pure stage shift their last rows inwards: no guarded copy.
+      if (!tiling.tiled(i) || tiling.serial[i] <= 1 || tiling.row_loop(i)) continue;
       const double extent = double(std::max<int64_t>(1, tiling.extents[i])), tile = double(tiling.tile(i));
       full_tiles *= std::floor(extent / tile) / std::ceil(extent / tile);
     }
@@ -197,6 +198,13 @@ private:
 
     visit_stage(root_, root.stages[stage_], extents, r.evals, unrolled_root_ ? &*unrolled_root_ : nullptr, info,
                 per_thread, km);
+    // The block as Funcs fused per block shape it, consumers first (charge_idle_lanes).
+    std::vector<double> block_shape, root_threads;
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (tiling.tiled(i) && !tiling.row_loop(i)) block_shape.push_back(double(tiling.threads[i]));
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (tiling.threads[i] > 1) root_threads.push_back(double(tiling.threads[i]));
+    block_shape.resize(3, 1);
     for (int c = root_ - 1; c >= 0; c--) {
       if (!info[c].reached) continue;
       const FuncNode &f = dag_.funcs[c];
@@ -217,10 +225,16 @@ private:
       // A Func fused per slab covers its box once per slab of the kernel's reduction loop.
       info[c].evals = repeats(c);
       for (double e : info[c].box) info[c].evals *= e;
+      std::optional<BlockFusedLayout> layout;
+      if (decision.level == ComputeLevel::Block && !per_thread) {
+        layout = block_fused_layout(info[c].box, block_shape, root_threads, gpu_.max_threads_per_block);
+        block_shape = layout->block_shape;
+      }
       for (const StageNode &s : f.stages) {
         const std::map<std::string, double> extents_s = stage_loop_extents(f, s.index, info[c].box);
         std::optional<Unrolled> unrolled;
         if (decision.level == ComputeLevel::Thread && !per_thread && in_registers(c)) unrolled = thread_fused_unrolled(c, s);
+        if (layout && s.index == 0) unrolled = block_fused_unrolled(c, *layout, points_of(extents_s) * repeats(c));
         // Computed per thread with a halo, each thread covers its own box: a block computes (and
         // loads for) threads x the per-thread box, not its own box once (unsharp's blur_x per
         // thread over 3 rows re-reads 7 rows of gray per thread).
@@ -308,19 +322,47 @@ private:
   }
 
   // A Func computed per thread: its pure loops over the thread's box are unrolled, inside its
-  // reduction loops (state_to_spec), so each reduction step loads what the box needs once.
+  // reduction loops (state_to_spec), so each reduction step loads what the box needs once. The
+  // innermost reduction loop's few taps (unrolled_taps) are unrolled with them: a 3x3
+  // convolution's 4 columns per thread read 6 input columns per row of taps, not 4 per tap.
   Unrolled thread_fused_unrolled(int c, const StageNode &s) const {
     const FuncNode &f = dag_.funcs[c];
     Unrolled u;
     u.passes_per_block = double(tiling_threads());
+    const int64_t taps = unrolled_taps(s);
+    bool innermost = true;
     for (const LoopDim &loop : s.loops) {
       if (loop.is_rvar) {
-        u.extents[loop.var] = 1;
-        u.passes_per_block *= double(std::max<int64_t>(1, loop.estimate.extent()));
+        const double extent = double(std::max<int64_t>(1, loop.estimate.extent()));
+        const double unrolled = innermost ? double(taps) : 1.0;
+        u.extents[loop.var] = unrolled;
+        u.passes_per_block *= std::ceil(extent / unrolled);
+        innermost = false;
       }
     }
     const std::vector<double> &box = per_thread_[c].box;
     for (size_t d = 0; d < f.args.size(); d++) u.extents[f.args[d]] = d < box.size() ? box[d] : 1.0;
+    return u;
+  }
+
+  // A Func fused per block: the points each thread computes unrolled (its rows and its third
+  // dimension's points, block_fused_layout) load what they share once, as a root's points per
+  // thread do. nullopt where each thread computes one point at a time.
+  std::optional<Unrolled> block_fused_unrolled(int c, const BlockFusedLayout &layout, double evals) const {
+    const FuncNode &f = dag_.funcs[size_t(c)];
+    Unrolled u;
+    for (const LoopDim &loop : f.stages[0].loops) u.extents[loop.var] = 1;
+    double per_pass = 1;
+    for (size_t k = 0; k < layout.dims.size(); k++) {
+      u.extents[f.args[layout.dims[k]]] = double(layout.rows[k]);
+      per_pass *= double(layout.rows[k]);
+    }
+    if (layout.inner_dim >= 0) {
+      u.extents[f.args[size_t(layout.inner_dim)]] = double(layout.inner_points);
+      per_pass *= double(layout.inner_points);
+    }
+    if (per_pass <= 1) return std::nullopt;
+    u.passes_per_block = std::ceil(evals / per_pass);
     return u;
   }
 
@@ -385,8 +427,12 @@ private:
     // Nor where those points are a whole block's extent along their loop (one thread along it):
     // Halide 14 then could not bound the region even of an output's fused Func (camera_pipe's
     // demosaiced over 256x1 threads of 3 rows; channel_models_small in the tests).
+    // A row loop (StageTiling::row_loop) is split outside gpu_tile, so Halide bounds it as it
+    // bounds rows per thread; a register tile reduction takes it (its region is the thread's tile).
     for (size_t i = 0; i < tiling.vars.size(); i++)
-      if (tiling.tiled(i) && tiling.serial[i] > 1 && tiling.threads[i] == 1) return false;
+      if (tiling.tiled(i) && tiling.serial[i] > 1 && tiling.threads[i] == 1 &&
+          !(tiling.row_loop(i) && c == register_tile_))
+        return false;
     // Even in an output, Halide 14 bounds the tail only of rows per thread: with points per
     // thread along x or in two dimensions it could not bound the fused Func's per-thread region
     // ("unable to infer constant upper bound on extent of realization": random pipelines 3080,
@@ -618,7 +664,15 @@ private:
         // products of Ix and Iy per block: 36 shared loads per point as written, 9 issued).
         // The same holds for Funcs inlined into those points (inlined_passes_), whose coordinates
         // per pass follow from their callers'.
+        // A Func in registers (thread_fused_unrolled) shares its unrolled points' loads too, but
+        // of inlined Funcs only copies: inlining arithmetic into such a tile was measured slower
+        // than the model's merged count said (unsharp's ratio per thread, 0.0772 ms for 0.0423
+        // predicted on the H200, docs/PERFORMANCE.md run C).
         const Unrolled *passes = c == root_ ? unrolled : inlined_passes(c);
+        if (!passes && unrolled &&
+            (state_.decisions[c].level == ComputeLevel::Block || state_.decisions[p].level == ComputeLevel::Block ||
+             is_copy(dag_.funcs[size_t(p)])))
+          passes = unrolled;
         double issued = loads;
         if (passes && !per_thread && state_.decisions[p].level == ComputeLevel::Block) {
           issued = std::min(loads, distinct_per_pass(a, *passes));
@@ -676,6 +730,20 @@ private:
       read->sector_efficiency =
           std::min(read->sector_efficiency, coalescing_efficiency(group, read->bytes_per_element, threads_x));
     }
+  }
+
+  // A Func whose point is one load of another at the same point (an input's `_im` wrapper, a
+  // cast): inlined, it is that load.
+  static bool is_copy(const FuncNode &f) {
+    if (f.stages.size() != 1 || f.stages[0].accesses.size() != 1) return false;
+    const ProducerAccess &a = f.stages[0].accesses[0];
+    if (a.calls_per_point != 1 || a.region_min.size() != f.args.size() || f.stages[0].arithmetic_ops().total() > 1)
+      return false;
+    for (size_t d = 0; d < f.args.size(); d++)
+      for (const AffineExpr *e : {&a.region_min[d], &a.region_max[d]})
+        if (!e->is_affine || e->constant != 0 || e->coefficients != std::map<std::string, double>{{f.args[d], 1.0}})
+          return false;
+    return true;
   }
 
   // A Func inlined into the kernel's unrolled points: its extents per pass, or nullptr.
@@ -923,7 +991,7 @@ private:
   void charge_idle_lanes(const StageTiling &tiling, KernelModel &km) {
     std::vector<double> shape, root_threads;
     for (size_t i = 0; i < tiling.vars.size(); i++)
-      if (tiling.tiled(i)) shape.push_back(double(tiling.threads[i]));
+      if (tiling.tiled(i) && !tiling.row_loop(i)) shape.push_back(double(tiling.threads[i]));
     for (size_t i = 0; i < tiling.vars.size(); i++)
       if (tiling.threads[i] > 1) root_threads.push_back(double(tiling.threads[i]));
     shape.resize(3, 1);
@@ -933,7 +1001,7 @@ private:
       if (f.level != ComputeLevel::Block || f.func == root_) continue;
       const BlockFusedLayout layout = block_fused_layout(f.box, shape, root_threads, gpu_.max_threads_per_block);
       shape = layout.block_shape;
-      double rows = 1;
+      double rows = double(layout.inner_points);
       for (int64_t r : layout.rows) rows *= double(r);
       lanes_per_thread[f.func] = layout.passes * rows;
     }
@@ -982,8 +1050,39 @@ private:
 
 }  // namespace
 
+namespace {
+
+// block_fused_layout's third dimension unrolled inside each thread (BlockFusedLayout::inner_dim).
+void unroll_inner_dim(const std::vector<double> &box, BlockFusedLayout &layout) {
+  if (layout.dims.size() != 2) return;
+  for (size_t d = layout.dims[1] + 1; d < box.size(); d++) {
+    if (box[d] <= 1) continue;
+    const int64_t points = int64_t(std::ceil(box[d]));
+    if (points <= BlockFusedLayout::kMaxInnerPoints && points * layout.rows[1] <= BlockFusedLayout::kMaxRows) {
+      layout.inner_dim = int(d);
+      layout.inner_points = points;
+    }
+    return;
+  }
+}
+
+BlockFusedLayout spread_over_threads(const std::vector<double> &box, const std::vector<double> &block_shape,
+                                     const std::vector<double> &root_threads, int64_t max_threads_per_block);
+
+}  // namespace
+
 BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::vector<double> &block_shape,
                                     const std::vector<double> &root_threads, int64_t max_threads_per_block) {
+  BlockFusedLayout layout = spread_over_threads(box, block_shape, root_threads, max_threads_per_block);
+  unroll_inner_dim(box, layout);
+  return layout;
+}
+
+namespace {
+
+// The first two dimensions of a per-block Func's box over the block's threads.
+BlockFusedLayout spread_over_threads(const std::vector<double> &box, const std::vector<double> &block_shape,
+                                     const std::vector<double> &root_threads, int64_t max_threads_per_block) {
   BlockFusedLayout layout;
   layout.block_shape = block_shape;
   layout.block_shape.resize(3, 1);
@@ -1048,8 +1147,6 @@ BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::v
   layout.block_shape = shape;
   return layout;
 }
-
-namespace {
 
 // Whether a stage, or a Func inlined into it (transitively), reads through a boundary condition
 // (reads_clamped_window), as KernelBuilder::visit_stage finds.

@@ -116,10 +116,18 @@ struct KernelModel {
 /// `split(y, y, yi, 4).unroll(yi).gpu_threads(x, y)`), in passes only beyond kMaxRows rows.
 struct BlockFusedLayout {
   static constexpr int64_t kMaxRows = 8;
+  static constexpr int64_t kMaxInnerPoints = 4;  ///< the most points of a third dim unrolled per thread
   static constexpr double kMaxGrowth = 2;  ///< the most a block grows to cover a box in one pass
   std::vector<size_t> dims;          ///< the Func's dimensions spread over thread dimensions 0, 1
   std::vector<int64_t> threads;      ///< threads along each (the extent of its thread loop)
   std::vector<int64_t> rows;         ///< points per thread along each, unrolled (1: none)
+  /// The next dimension of the box when it is a few points (a kernel's rows per thread along a
+  /// third loop: depthwise_separable_conv's 4 rows of its per-block depthwise stage): each thread
+  /// computes all of them, unrolled innermost, so their loads of shared inputs (3x3 taps over 4
+  /// rows read 6 input rows) and of values that do not follow it (the taps' weights) are issued
+  /// once. -1: none (that dimension, if any, stays a loop).
+  int inner_dim = -1;
+  int64_t inner_points = 1;
   std::vector<double> block_shape;   ///< the kernel's thread block once this Func is in it
   double passes = 1;                 ///< serial passes per block over the box
 };

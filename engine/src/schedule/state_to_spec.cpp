@@ -77,9 +77,9 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, bool un
     return names;
   }
   if (tiling.atomic) out.directives.push_back(Directive{Kind::Atomic});
-  std::vector<size_t> tiled;
+  std::vector<size_t> tiled;  // gpu_tile's loops; row loops (StageTiling::row_loop) come below
   for (size_t i = 0; i < tiling.vars.size(); i++)
-    if (tiling.tiled(i)) tiled.push_back(i);
+    if (tiling.tiled(i) && !tiling.row_loop(i)) tiled.push_back(i);
   if (tiled.empty()) tiled.push_back(0);  // a 1-thread kernel over the first loop
 
   Directive tile{Kind::GpuTile};
@@ -118,7 +118,20 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, bool un
   std::vector<std::string> in_thread, in_thread_outer, extra_blocks;
   for (size_t i = 0; i < tiling.vars.size(); i++) {
     if (std::find(tiled.begin(), tiled.end(), i) != tiled.end()) continue;
-    if (tiling.in_thread[i] && !unroll_in_thread) {
+    if (tiling.row_loop(i)) {
+      // Rows per thread along a third loop: its blocks join the grid's fused dimension (gpu_tile
+      // takes two loops here, leaving that dimension to the rows' blocks and the other loops).
+      // A pure stage's last rows shift inwards (recomputing a few) rather than being guarded:
+      // Halide 14 cannot bound a guarded row loop's fused Funcs by a constant ("Allocation
+      // pointwise.0 has a dynamic size"), and stating the extent would make the last thread
+      // compute, and read its producers, past the region. The loop must then be at least as long
+      // as the rows (tiling_options offers rows only along loops of more than 4).
+      const std::string o = fresh.make(tiling.vars[i], "o"), rows = fresh.make(tiling.vars[i], "ii");
+      const Halide::TailStrategy tail = stage.index == 0 ? Halide::TailStrategy::ShiftInwards : kGuard;
+      out.directives.push_back(Directive{Kind::Split, {tiling.vars[i], o, rows}, {tiling.serial[i]}, tail});
+      serial_inner.push_back(rows);
+      extra_blocks.push_back(o);
+    } else if (tiling.in_thread[i] && !unroll_in_thread) {
       in_thread.push_back(tiling.vars[i]);
     } else if (tiling.in_thread[i]) {
       const std::string o = fresh.make(tiling.vars[i], "o"), c = fresh.make(tiling.vars[i], "i");
@@ -250,19 +263,31 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
     }
   }
   if (threads.empty()) return {};
+  // A third dimension of a few points, whole in each thread (BlockFusedLayout::inner_dim): split
+  // by its extent with a guard, so that the unrolled loop has a constant extent.
   // Loops read at constant coordinates that pick the branch a point computes run unrolled
-  // innermost (block_fused_folded_phases); then each thread's rows (unrolled), its thread loops,
-  // the passes.
+  // innermost (block_fused_folded_phases); then the third dimension's points and each thread's
+  // rows (unrolled), its thread loops, the passes.
   std::vector<std::string> phases;
   const unsigned folded = block_fused_folded_phases(f, box);
   for (size_t k = 0; k < f.stages[0].phase_loops.size(); k++)
     if (folded & (1u << k)) phases.push_back(f.stages[0].phase_loops[k].var);
+  std::string inner;  // (a phase loop is unrolled whole already)
+  if (layout.inner_dim >= 0 &&
+      std::find(phases.begin(), phases.end(), f.args[size_t(layout.inner_dim)]) == phases.end()) {
+    const std::string &v = f.args[size_t(layout.inner_dim)];
+    const std::string o = fresh.make(v, "o");
+    inner = fresh.make(v, "i");
+    out.push_back(Directive{Kind::Split, {v, o, inner}, {layout.inner_points}, kGuard});
+  }
   std::vector<std::string> order = phases;
+  if (!inner.empty()) order.push_back(inner);
   order.insert(order.end(), rows.begin(), rows.end());
   order.insert(order.end(), threads.begin(), threads.end());
   order.insert(order.end(), outer.begin(), outer.end());
   out.push_back(Directive{Kind::Reorder, order});
   out.push_back(Directive{Kind::GpuThreads, threads});
+  if (!inner.empty()) out.push_back(Directive{Kind::Unroll, {inner}});
   for (const std::string &r : rows) out.push_back(Directive{Kind::Unroll, {r}});
   for (const std::string &p : phases) out.push_back(Directive{Kind::Unroll, {p}});
   return out;
@@ -398,7 +423,7 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
           loops_of_root[f] = names;
           std::vector<double> shape;
           for (size_t i = 0; i < d.tilings[s].vars.size(); i++)
-            if (d.tilings[s].tiled(i)) shape.push_back(double(d.tilings[s].threads[i]));
+            if (d.tilings[s].tiled(i) && !d.tilings[s].row_loop(i)) shape.push_back(double(d.tilings[s].threads[i]));
           shape.resize(3, 1);
           block_shape_of_root[f] = shape;
         }

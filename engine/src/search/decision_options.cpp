@@ -167,21 +167,36 @@ double region_points(const FuncNode &f) {
 }
 
 // Whether the grid state_to_spec makes of this tiling launches: the tiled loops (innermost
-// first) are the grid's x and y, the other parallel loops fused into its next dimension.
+// first) are the grid's x and y, the other parallel loops (and row loops' blocks) fused into its
+// next dimension.
 bool grid_fits(const StageTiling &t) {
   std::vector<size_t> tiled;
   for (size_t i = 0; i < t.vars.size(); i++)
-    if (t.tiled(i)) tiled.push_back(i);
+    if (t.tiled(i) && !t.row_loop(i)) tiled.push_back(i);
   if (tiled.empty() && !t.vars.empty()) tiled.push_back(0);
+  auto blocks_along = [&](size_t i) {
+    const int64_t tile = t.tiled(i) ? t.tile(i) : 1;
+    return (std::max<int64_t>(1, t.extents[i]) + tile - 1) / tile;
+  };
   std::vector<int64_t> grid;
-  for (size_t i : tiled) grid.push_back((std::max<int64_t>(1, t.extents[i]) + t.tile(i) - 1) / t.tile(i));
+  for (size_t i : tiled) grid.push_back(blocks_along(i));
   int64_t fused = 1;
   for (size_t i = 0; i < t.vars.size(); i++)
-    if (std::find(tiled.begin(), tiled.end(), i) == tiled.end() && !t.in_thread[i]) fused *= std::max<int64_t>(1, t.extents[i]);
+    if (std::find(tiled.begin(), tiled.end(), i) == tiled.end() && !t.in_thread[i]) fused *= blocks_along(i);
   if (fused > 1) grid.push_back(fused);
   for (size_t d = 0; d < grid.size(); d++)
     if (grid[d] > (d == 0 ? kMaxGridBlocksX : kMaxGridBlocksYZ)) return false;
   return true;
+}
+
+// The loop after the two thread loops that rows per thread may tile (StageTiling::row_loop): the
+// next one of extent > 1, when it is longer than a few iterations (a short one is channels, run
+// whole in the thread instead), or -1.
+int third_loop(const StageTiling &t, const std::vector<size_t> &thread_loops) {
+  if (thread_loops.size() < 2) return -1;
+  for (size_t i = thread_loops[1] + 1; i < t.vars.size(); i++)
+    if (t.extents[i] > 1) return t.extents[i] > 4 ? int(i) : -1;
+  return -1;
 }
 
 }  // namespace
@@ -217,7 +232,8 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
   const int64_t cap1 = loops.size() > 1 ? ceil_pow2(base.extents[loops[1]]) : 1;
 
   std::vector<StageTiling> options;
-  auto add = [&](int64_t t0, int64_t t1, int64_t s1, int small_loop, bool is_default = false, int64_t s0 = 1) {
+  auto add = [&](int64_t t0, int64_t t1, int64_t s1, int small_loop, bool is_default = false, int64_t s0 = 1,
+                 int row_loop = -1, int64_t rows = 1) {
     StageTiling t = base;
     t.threads[i0] = t0;
     t.serial[i0] = s0;
@@ -225,6 +241,7 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
       t.threads[loops[1]] = t1;
       t.serial[loops[1]] = s1;
     }
+    if (row_loop >= 0) t.serial[size_t(row_loop)] = rows;
     if (small_loop >= 0) t.in_thread[small_loop] = true;
     const int64_t threads = t.threads_per_block();
     if (threads > gpu.max_threads_per_block) return;
@@ -266,19 +283,29 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
   // points are consecutive and unrolled, so loads that neighbouring points share are issued
   // once. A short list: each entry multiplies the tilings the search weighs.
   struct PerThread {
-    int64_t x, y;
+    int64_t x, y, z = 1;  ///< z: rows along the third loop (StageTiling::row_loop)
   };
   std::vector<PerThread> per_thread = {{1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 8}, {2, 1}, {4, 1}, {2, 2}, {3, 3}};
   // A kernel that holds a reduction in registers over its tile (register_tile_reduction): larger
   // tiles, each loaded value reused by a row or column of accumulators at every reduction step.
-  if (register_tiles) per_thread.insert(per_thread.end(), {{2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}});
+  // Where a third loop is long (channels x columns x rows), tiles along it too: each thread's
+  // rows share the reduction's weights (a pointwise convolution's filter(c, r), loaded once
+  // per step for 4 rows), while the block keeps its columns narrow (no tail along x).
+  const int third = third_loop(base, loops);
+  if (register_tiles) {
+    per_thread.insert(per_thread.end(), {{2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}});
+    if (third >= 0) per_thread.insert(per_thread.end(), {{1, 1, 2}, {1, 1, 4}, {2, 1, 2}, {2, 1, 4}});
+  }
   for (int64_t t0 : widths)
     for (int64_t t1 : {1, 2, 4, 8, 16, 32}) {
       if (t1 > cap1) continue;
       for (const PerThread &p : per_thread) {
         if (t1 * p.y > cap1 || t0 * p.x > cap0 || (p.y > 1 && loops.size() < 2)) continue;
         if (p.x > 1 && t0 > 64) continue;
-        for (int small : small_choices) add(t0, t1, p.y, small, false, p.x);
+        // Rows along the third loop beside one thread along the second would make it a row loop
+        // too; the tiling keeps two loops of threads.
+        if (p.z > 1 && t1 < 2) continue;
+        for (int small : small_choices) add(t0, t1, p.y, small, false, p.x, third, p.z);
       }
     }
   // Drop duplicates (small extents collapse several choices into one).

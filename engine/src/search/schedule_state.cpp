@@ -34,6 +34,13 @@ int64_t StageTiling::points_per_thread() const {
   return n;
 }
 
+bool StageTiling::row_loop(size_t i) const {
+  if (!tiled(i)) return false;
+  int tiled_before = 0;
+  for (size_t k = 0; k < i; k++) tiled_before += tiled(k);
+  return tiled_before >= 2;
+}
+
 int StageTiling::innermost_thread_loop() const {
   for (size_t i = 0; i < threads.size(); i++)
     if (threads[i] > 1) return int(i);

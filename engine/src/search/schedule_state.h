@@ -53,6 +53,10 @@ struct StageTiling {
   int64_t tile(size_t i) const { return threads[i] * serial[i]; }
   bool tiled(size_t i) const { return !in_thread[i] && (threads[i] > 1 || serial[i] > 1); }
   bool has_in_thread_loop() const { return std::find(in_thread.begin(), in_thread.end(), true) != in_thread.end(); }
+  /// A tiled loop past the first two (which Halide's gpu_tile spreads over the block's threads):
+  /// one thread wide, a few rows per thread (depthwise convolutions' channels x columns of threads,
+  /// 4 rows each). It is split into GPU blocks x rows, its blocks fused with the other block loops.
+  bool row_loop(size_t i) const;
   int64_t blocks() const;            ///< number of GPU blocks
   int64_t points_per_thread() const;
   /// Index of the innermost thread loop (the coalescing dimension), or -1.
