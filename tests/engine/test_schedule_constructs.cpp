@@ -642,17 +642,26 @@ TEST_CASE("a Func computed per thread under unrolled channels lives in registers
   INFO(code);
   CHECK(code.find(".store_in(MemoryType::Register)\n    .unroll(y)") != std::string::npos);
   CHECK(code.find(".unroll(ci)") != std::string::npos);
+  // The output compiled once more for 3 channels, the estimate its channels are unrolled by: there
+  // the channels' guards go, and what they share is computed once (output_specialization).
+  CHECK(code.find(".output_buffer().dim(2).extent() == 3);") != std::string::npos);
 
-  // Applied, it compiles for CUDA with no per-thread array in local memory; its CPU twin
-  // computes exactly what compute_root computes.
+  // Applied, it compiles for CUDA (a kernel for 3 channels, one for any other count) with no
+  // per-thread array in local memory; its CPU twin computes exactly what compute_root computes,
+  // with 3 channels and with 2 (the generic code).
   apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
   const CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target());
-  CHECK(compiled.gpu_kernels == 1);
+  CHECK(compiled.gpu_kernels == 2);
   REQUIRE(compiled.lowered_stmt.find(".entry") != std::string::npos);  // the kernel's PTX is in the text
   CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
 
   const CpuTwin twin = cpu_twin("channel_models_small", [](const PipelineDag &d) { return channel_models_state(d, 4); });
   CHECK(count_differences(run_channel_models(twin.scheduled.pipeline), run_channel_models(twin.reference.pipeline)) == 0);
+  auto two_channels = [](const Halide::Pipeline &p) {
+    bind_input(p, "input", random_buffer<float>({41, 23, 3}, 8, -2, 2));
+    return realized_on_cpu(p, Halide::Buffer<float>(41, 23, 2));
+  };
+  CHECK(count_differences(two_channels(twin.scheduled.pipeline), two_channels(twin.reference.pipeline)) == 0);
 
   // Rows per thread that are the whole block along y (one thread there): Halide 14 could not
   // bound the model's per-thread region ("unable to infer constant upper bound on extent of
@@ -760,7 +769,7 @@ TEST_CASE("a demosaic folds its Bayer phases over whole quads per thread", "[sch
 
   check_bayer_schedule(2, {".align_bounds(x, 2)", ".align_bounds(y, 2)"});
   check_bayer_schedule(0, {".specialize(out", ".output_buffer().dim(0).min() % 2 == 0 && out",
-                           ".output_buffer().dim(1).min() % 2 == 0)"});
+                           ".output_buffer().dim(1).min() % 2 == 0 && out", ".output_buffer().dim(2).extent() == 3)"});
 
   // The search folds them.
   const ScheduleResult searched = schedule_pipeline(inst.pipeline, dag, AutoschedulerOptions{});

@@ -43,13 +43,15 @@ public:
       case K::Unroll: stage_.unroll(var(d.vars[0])); break;
       case K::BoundExtent: func_.bound_extent(Var(d.vars.at(0)), Expr(int(d.factors.at(0)))); break;
       case K::AlignBounds: func_.align_bounds(Var(d.vars.at(0)), Expr(int(d.factors.at(0)))); break;
-      case K::SpecializeAligned: {
-        Expr aligned;
-        for (size_t i = 0; i + 1 < d.factors.size(); i += 2) {
-          Expr term = func_.output_buffer().dim(int(d.factors[i])).min() % int(d.factors[i + 1]) == 0;
-          aligned = aligned.defined() ? (aligned && term) : term;
+      case K::Specialize: {
+        Expr condition;
+        for (size_t i = 0; i + 2 < d.factors.size(); i += 3) {
+          const Halide::Internal::Dimension dim = func_.output_buffer().dim(int(d.factors[i + 1]));
+          const int value = int(d.factors[i + 2]);
+          Expr term = SpecializeTerm(d.factors[i]) == SpecializeTerm::Extent ? dim.extent() == value : dim.min() % value == 0;
+          condition = condition.defined() ? (condition && term) : term;
         }
-        func_.specialize(aligned);
+        func_.specialize(condition);
         break;
       }
       case K::Vectorize: stage_.vectorize(var(d.vars[0])); break;

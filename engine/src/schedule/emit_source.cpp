@@ -199,11 +199,14 @@ private:
       case K::RFactor: return "rfactor(" + join(names_of(d.vars)) + ")";
       case K::BoundExtent: return "bound_extent(" + name_of(d.vars.at(0)) + ", " + factor(0) + ")";
       case K::AlignBounds: return "align_bounds(" + name_of(d.vars.at(0)) + ", " + factor(0) + ")";
-      case K::SpecializeAligned: {
+      case K::Specialize: {
         std::string condition;
-        for (size_t i = 0; i + 1 < d.factors.size(); i += 2)
-          condition += std::string(i ? " && " : "") + func_ids_.at(d.at_func) + ".output_buffer().dim(" + factor(i) +
-                       ").min() % " + factor(i + 1) + " == 0";
+        for (size_t i = 0; i + 2 < d.factors.size(); i += 3) {
+          const std::string dim = func_ids_.at(d.at_func) + ".output_buffer().dim(" + factor(i + 1) + ")";
+          condition += std::string(i ? " && " : "");
+          if (SpecializeTerm(d.factors[i]) == SpecializeTerm::Extent) condition += dim + ".extent() == " + factor(i + 2);
+          else condition += dim + ".min() % " + factor(i + 2) + " == 0";
+        }
         return "specialize(" + condition + ")";
       }
     }

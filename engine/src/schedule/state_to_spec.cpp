@@ -372,6 +372,31 @@ std::vector<StageSchedule> schedule_thread_fused(const FuncNode &f, const FusedF
   return stages;
 }
 
+// An output's pure stage compiled once more for the buffers its schedule assumes, as its last
+// directive (other buffers run the generic code):
+// - the origin a multiple of the phases' periods its unrolled points fold (cost/folded_phases.h);
+// - in-thread loops unrolled by their estimated extent (a few channels) at exactly that extent.
+//   Split with a guard, each unrolled channel is an `if` of its own, and what the channels share
+//   (a per-pixel ratio, read from shared memory) is loaded and computed in each branch again;
+//   the specialization's known extent removes the guards (the manual schedules' `bound(c, 0, 3)`,
+//   without tying the pipeline to 3 channels).
+Directive output_specialization(const FuncNode &func, const StageTiling &tiling, const FoldedPhases &phases,
+                                bool unroll_in_thread) {
+  Directive specialize{Kind::Specialize};
+  specialize.at_func = func.name;
+  auto dim_of = [&](const std::string &var) {
+    return int64_t(std::find(func.args.begin(), func.args.end(), var) - func.args.begin());
+  };
+  for (const auto &[loop, modulus] : phases.alignment)
+    specialize.factors.insert(specialize.factors.end(), {int64_t(SpecializeTerm::Aligned), dim_of(loop), modulus});
+  if (unroll_in_thread)
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (tiling.in_thread[i] && dim_of(tiling.vars[i]) < int64_t(func.args.size()))
+        specialize.factors.insert(specialize.factors.end(),
+                                  {int64_t(SpecializeTerm::Extent), dim_of(tiling.vars[i]), tiling.extents[i]});
+  return specialize;
+}
+
 }  // namespace
 
 ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu) {
@@ -407,15 +432,11 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
           fs.stages.push_back(stage);
           continue;
         }
-        TiledLoops names = tile_stage(func.stages[s], d.tilings[s], unrolls_in_thread_loops(dag, state, f, int(s)), stage);
-        if (func.is_output && !phases.alignment.empty()) {
-          Directive specialize{Kind::SpecializeAligned};
-          specialize.at_func = func.name;
-          for (const auto &[loop, modulus] : phases.alignment) {
-            const auto arg = std::find(func.args.begin(), func.args.end(), loop);
-            specialize.factors.insert(specialize.factors.end(), {int64_t(arg - func.args.begin()), modulus});
-          }
-          stage.directives.push_back(specialize);
+        const bool unroll_in_thread = unrolls_in_thread_loops(dag, state, f, int(s));
+        TiledLoops names = tile_stage(func.stages[s], d.tilings[s], unroll_in_thread, stage);
+        if (func.is_output && s == 0) {
+          const Directive specialize = output_specialization(func, d.tilings[s], phases, unroll_in_thread);
+          if (!specialize.factors.empty()) stage.directives.push_back(specialize);
         }
         // Funcs fused into this kernel go into its last stage's loops (compute_at(f, loop) means
         // f's last stage).

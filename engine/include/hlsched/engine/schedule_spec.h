@@ -17,6 +17,9 @@
 namespace hlsched {
 
 /// One scheduling call on a stage, mirroring Halide's API.
+/// The terms of a Directive::Specialize condition, on one dimension of an output's buffer.
+enum class SpecializeTerm : int64_t { Aligned = 0, Extent = 1 };
+
 struct Directive {
   enum class Kind {
     ComputeRoot,     ///< f.compute_root()
@@ -37,9 +40,10 @@ struct Directive {
                      ///< FuncSchedule follows. It ends a chain of calls (the stage continues anew).
     BoundExtent,     ///< f.bound_extent(vars[0], factors[0])
     AlignBounds,     ///< f.align_bounds(vars[0], factors[0])
-    SpecializeAligned, ///< f.specialize(f.output_buffer().dim(factors[0]).min() % factors[1] == 0 && ...):
-                       ///< pairs (dim, modulus) in factors; ends the stage's directives (the
-                       ///< specialization copies the schedule made so far)
+    Specialize,      ///< f.specialize(term && ...): triples (term, dim, value) in factors, a term
+                     ///< SpecializeTerm::Aligned `f.output_buffer().dim(dim).min() % value == 0` or
+                     ///< SpecializeTerm::Extent `f.output_buffer().dim(dim).extent() == value`; ends
+                     ///< the stage's directives (the specialization copies the schedule made so far)
   };
   Kind kind;
   std::vector<std::string> vars;     ///< Halide names of loop variables (Var or RVar)
