@@ -664,14 +664,15 @@ private:
         // products of Ix and Iy per block: 36 shared loads per point as written, 9 issued).
         // The same holds for Funcs inlined into those points (inlined_passes_), whose coordinates
         // per pass follow from their callers'.
-        // A Func in registers (thread_fused_unrolled) shares its unrolled points' loads too, but
-        // of inlined Funcs only copies: inlining arithmetic into such a tile was measured slower
-        // than the model's merged count said (unsharp's ratio per thread, 0.0772 ms for 0.0423
-        // predicted on the H200, docs/PERFORMANCE.md run C).
+        // A Func in registers (thread_fused_unrolled) or per block over unrolled points
+        // (block_fused_unrolled) shares its unrolled points' loads too, but of inlined Funcs only
+        // copies: inlining arithmetic into such a tile was measured slower than the model's merged
+        // count said (unsharp's ratio per thread, 0.0772 ms for 0.0423 predicted on the H200,
+        // docs/PERFORMANCE.md run C), and under a per-block Func's unrolled rows it chose
+        // pyramid_small's whole chain of up- and downsamplings, which Halide 14 took minutes to
+        // compile.
         const Unrolled *passes = c == root_ ? unrolled : inlined_passes(c);
-        if (!passes && unrolled &&
-            (state_.decisions[c].level == ComputeLevel::Block || state_.decisions[p].level == ComputeLevel::Block ||
-             is_copy(dag_.funcs[size_t(p)])))
+        if (!passes && unrolled && (state_.decisions[p].level == ComputeLevel::Block || is_copy(dag_.funcs[size_t(p)])))
           passes = unrolled;
         double issued = loads;
         if (passes && !per_thread && state_.decisions[p].level == ComputeLevel::Block) {
