@@ -200,11 +200,7 @@ private:
                 per_thread, km);
     // The block as Funcs fused per block shape it, consumers first (charge_idle_lanes).
     std::vector<double> block_shape, root_threads;
-    for (size_t i = 0; i < tiling.vars.size(); i++)
-      if (tiling.tiled(i) && !tiling.row_loop(i)) block_shape.push_back(double(tiling.threads[i]));
-    for (size_t i = 0; i < tiling.vars.size(); i++)
-      if (tiling.threads[i] > 1) root_threads.push_back(double(tiling.threads[i]));
-    block_shape.resize(3, 1);
+    root_block(tiling, block_shape, root_threads);
     for (int c = root_ - 1; c >= 0; c--) {
       if (!info[c].reached) continue;
       const FuncNode &f = dag_.funcs[c];
@@ -984,6 +980,16 @@ private:
     km.spill_bytes = km.blocks * km.points_per_block * (live - kHalideCudaRegisterCap) * 4.0 * 2.0;
   }
 
+  // The root stage's thread block (its gpu_tile's thread extents, 3 dimensions) and the extents
+  // of its thread loops in order (those above 1), as block_fused_layout takes them.
+  static void root_block(const StageTiling &tiling, std::vector<double> &shape, std::vector<double> &root_threads) {
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (tiling.tiled(i) && !tiling.row_loop(i)) shape.push_back(double(tiling.threads[i]));
+    for (size_t i = 0; i < tiling.vars.size(); i++)
+      if (tiling.threads[i] > 1) root_threads.push_back(double(tiling.threads[i]));
+    shape.resize(3, 1);
+  }
+
   // The thread block Halide launches and the lanes it leaves idle (KernelModel::block_shape,
   // idle_lane_ops_per_block). As state_to_spec schedules them, consumers first: a Func fused per
   // block spreads up to two of its loops over the block's threads, growing the block to its box
@@ -991,11 +997,7 @@ private:
   // thread tile. Every stage runs on the whole block, its extra lanes waiting.
   void charge_idle_lanes(const StageTiling &tiling, KernelModel &km) {
     std::vector<double> shape, root_threads;
-    for (size_t i = 0; i < tiling.vars.size(); i++)
-      if (tiling.tiled(i) && !tiling.row_loop(i)) shape.push_back(double(tiling.threads[i]));
-    for (size_t i = 0; i < tiling.vars.size(); i++)
-      if (tiling.threads[i] > 1) root_threads.push_back(double(tiling.threads[i]));
-    shape.resize(3, 1);
+    root_block(tiling, shape, root_threads);
     const double root_threads_per_block = shape[0] * shape[1] * shape[2];
     std::map<int, double> lanes_per_thread;  ///< passes x unrolled rows, per Func fused per block
     for (const FusedFunc &f : km.fused) {
