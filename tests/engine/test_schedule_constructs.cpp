@@ -313,6 +313,12 @@ const FusedFunc &fused_in(const KernelModel &km, int func) {
   return km.fused.front();
 }
 
+double global_loads_per_block(const KernelModel &km) {
+  double loads = 0;
+  for (const GlobalRead &g : km.global_reads) loads += g.loads_per_block;
+  return loads;
+}
+
 }  // namespace
 
 // weighted's update sums 3 taps of gradient along y. Staged in slabs of 2 taps, gradient is
@@ -418,9 +424,7 @@ TEST_CASE("a reduction fused per thread holds a 2-D tile of accumulators in regi
   CHECK(fused.in_registers);
   CHECK(fused.thread_box == std::vector<double>{4, 4});
   CHECK(km.serial_steps_per_thread == 256);
-  double loads = 0;
-  for (const GlobalRead &g : km.global_reads) loads += g.loads_per_block;
-  CHECK(loads == Approx(km.threads_per_block * 256 * (4 + 4)));
+  CHECK(global_loads_per_block(km) == Approx(km.threads_per_block * 256 * (4 + 4)));
   CHECK(km.registers_per_thread >= 16 + 24);
   CHECK(cost_of_kernel(km, gpu).terms_ms.count("reduction_chain"));
 
@@ -463,11 +467,6 @@ TEST_CASE("a reduction fused per thread holds a 2-D tile of accumulators in regi
 // the H200 for 1.1 ms predicted; docs/PERFORMANCE.md, 2026-12-02, "Register tiles in tail blocks").
 TEST_CASE("a register tile's tail blocks are charged a load per point", "[schedule][constructs]") {
   const GpuProfile &gpu = find_gpu_profile("h200");
-  auto loads_of = [](const KernelModel &km) {
-    double loads = 0;
-    for (const GlobalRead &g : km.global_reads) loads += g.loads_per_block;
-    return loads;
-  };
   // The 128x32 tile of register_tile_state (32x8 threads, 4x4 points each) at three output sizes.
   auto kernel_at = [&](int size) {
     auto inst = instantiate_generator("register_tile_small", default_gpu_target(), {{"size", std::to_string(size)}});
@@ -481,13 +480,13 @@ TEST_CASE("a register tile's tail blocks are charged a load per point", "[schedu
   };
   const KernelModel whole = kernel_at(2048), some = kernel_at(2000), all = kernel_at(120);
   CHECK(whole.guarded_block_fraction == 0);
-  CHECK(loads_of(whole) == Approx(whole.threads_per_block * 256 * (4 + 4)));
+  CHECK(global_loads_per_block(whole) == Approx(whole.threads_per_block * 256 * (4 + 4)));
   // 2000 columns: 15 of 16 block columns full; 2000 rows: 62 of 63 block rows full.
   CHECK(some.guarded_block_fraction == Approx(1 - (15.0 / 16) * (62.0 / 63)));
   // 120 columns in a 128-column tile: every block is a tail, each of its 120x32 points loading its
   // own a and b at each of the 256 steps.
   CHECK(all.guarded_block_fraction == 1);
-  CHECK(loads_of(all) == Approx(120 * 32 * 256 * 2));
+  CHECK(global_loads_per_block(all) == Approx(120 * 32 * 256 * 2));
   // A block of the same tile does more work as a tail: the loads' addresses and a branch per point.
   CHECK(all.ops_per_block > whole.ops_per_block + 256 * 16 * all.threads_per_block);
 }
@@ -901,12 +900,6 @@ ScheduleState conv_tile_state(const PipelineDag &dag, const std::vector<int64_t>
     }
   }
   return state;
-}
-
-double global_loads_per_block(const KernelModel &km) {
-  double loads = 0;
-  for (const GlobalRead &g : km.global_reads) loads += g.loads_per_block;
-  return loads;
 }
 
 }  // namespace

@@ -980,16 +980,6 @@ private:
     km.spill_bytes = km.blocks * km.points_per_block * (live - kHalideCudaRegisterCap) * 4.0 * 2.0;
   }
 
-  // The root stage's thread block (its gpu_tile's thread extents, 3 dimensions) and the extents
-  // of its thread loops in order (those above 1), as block_fused_layout takes them.
-  static void root_block(const StageTiling &tiling, std::vector<double> &shape, std::vector<double> &root_threads) {
-    for (size_t i = 0; i < tiling.vars.size(); i++)
-      if (tiling.tiled(i) && !tiling.row_loop(i)) shape.push_back(double(tiling.threads[i]));
-    for (size_t i = 0; i < tiling.vars.size(); i++)
-      if (tiling.threads[i] > 1) root_threads.push_back(double(tiling.threads[i]));
-    shape.resize(3, 1);
-  }
-
   // The thread block Halide launches and the lanes it leaves idle (KernelModel::block_shape,
   // idle_lane_ops_per_block). As state_to_spec schedules them, consumers first: a Func fused per
   // block spreads up to two of its loops over the block's threads, growing the block to its box
@@ -1073,6 +1063,14 @@ BlockFusedLayout spread_over_threads(const std::vector<double> &box, const std::
                                      const std::vector<double> &root_threads, int64_t max_threads_per_block);
 
 }  // namespace
+
+void root_block(const StageTiling &tiling, std::vector<double> &shape, std::vector<double> &root_threads) {
+  for (size_t i = 0; i < tiling.vars.size(); i++)
+    if (tiling.tiled(i) && !tiling.row_loop(i)) shape.push_back(double(tiling.threads[i]));
+  for (size_t i = 0; i < tiling.vars.size(); i++)
+    if (tiling.threads[i] > 1) root_threads.push_back(double(tiling.threads[i]));
+  shape.resize(3, 1);
+}
 
 BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::vector<double> &block_shape,
                                     const std::vector<double> &root_threads, int64_t max_threads_per_block) {

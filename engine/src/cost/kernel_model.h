@@ -132,6 +132,11 @@ struct BlockFusedLayout {
   double passes = 1;                 ///< serial passes per block over the box
 };
 
+/// A root stage's thread block (its gpu_tile's thread extents, 3 dimensions) into `shape`, and
+/// the extents of its thread loops in order (those above 1) into `root_threads`: what
+/// block_fused_layout starts from.
+void root_block(const StageTiling &tiling, std::vector<double> &shape, std::vector<double> &root_threads);
+
 /// `block_shape`: the kernel's block so far (3 extents); `root_threads`: the extents of the root
 /// stage's thread loops in order (those above 1).
 BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::vector<double> &block_shape,

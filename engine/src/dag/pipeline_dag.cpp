@@ -90,7 +90,6 @@ bool is_boundary_condition_name(const std::string &name) {
   return false;
 }
 
-
 std::string definition_text(const Function &f, const Definition &def) {
   std::ostringstream out;
   out << f.name() << "(";

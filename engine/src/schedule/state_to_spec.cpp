@@ -233,9 +233,8 @@ FuncSchedule privatize_stage(const FuncNode &f, const StageNode &stage, const St
 std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTiling &root_tiling,
                                                const std::vector<double> &box, const GpuProfile &gpu,
                                                std::vector<double> &block_shape) {
-  std::vector<double> root_threads;
-  for (size_t k = 0; k < root_tiling.vars.size(); k++)
-    if (root_tiling.threads[k] > 1) root_threads.push_back(double(root_tiling.threads[k]));
+  std::vector<double> root_shape, root_threads;
+  root_block(root_tiling, root_shape, root_threads);
   const BlockFusedLayout layout = block_fused_layout(box, block_shape, root_threads, gpu.max_threads_per_block);
   block_shape = layout.block_shape;
   // The thread loops always get constant extents (a split): Halide's own bounds of the region
@@ -442,10 +441,8 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
         // f's last stage).
         if (s + 1 == d.tilings.size()) {
           loops_of_root[f] = names;
-          std::vector<double> shape;
-          for (size_t i = 0; i < d.tilings[s].vars.size(); i++)
-            if (d.tilings[s].tiled(i) && !d.tilings[s].row_loop(i)) shape.push_back(double(d.tilings[s].threads[i]));
-          shape.resize(3, 1);
+          std::vector<double> shape, threads;
+          root_block(d.tilings[s], shape, threads);
           block_shape_of_root[f] = shape;
         }
         fs.stages.push_back(stage);

@@ -16,10 +16,10 @@
 
 namespace hlsched {
 
-/// One scheduling call on a stage, mirroring Halide's API.
 /// The terms of a Directive::Specialize condition, on one dimension of an output's buffer.
 enum class SpecializeTerm : int64_t { Aligned = 0, Extent = 1 };
 
+/// One scheduling call on a stage, mirroring Halide's API.
 struct Directive {
   enum class Kind {
     ComputeRoot,     ///< f.compute_root()
