@@ -272,6 +272,9 @@ int main(int argc, char **argv) {
   random->add_option("--seed", random_options.seed, "Random seed: the same seed writes the same file")->required();
   random->add_option("--stages", random_options.stages, "Number of stages")
       ->check(CLI::Range(1, hlsched::server::kMaxRandomPipelineStages));
+  random->add_option("--writer-version", random_options.writer_version,
+                     "Which writer (1: the datasets of 2026-12-01/02; default: the newest)")
+      ->check(CLI::Range(1, hlsched::server::kRandomPipelineWriterVersion));
   random->add_option("--output,-o", random_output, "Write the source here (default: stdout)");
 
   hlsched::server::bench::BenchCommand bench_command;

@@ -46,9 +46,9 @@ Elem PipelineWriter::random_image_type() {
 }
 
 // Channels for an image of w x h points, within kMaxPoints.
-int64_t PipelineWriter::random_channels(int64_t w, int64_t h) {
+int64_t PipelineWriter::random_channels(int64_t w, int64_t h, bool layer) {
   static const std::vector<int64_t> options = {3, 4, 2, 8, 16, 32};
-  int64_t c = options[rng_.weighted({45, 30, 8, 8, 5, 4})];
+  int64_t c = options[layer ? rng_.weighted({15, 15, 5, 25, 25, 15}) : rng_.weighted({45, 30, 8, 8, 5, 4})];
   while (c > 2 && w * h * c > kMaxPoints) c /= 2;
   return c;
 }
@@ -346,7 +346,8 @@ std::string PipelineWriter::source() const {
   }
   std::ostringstream out;
   out << "// A random Halide pipeline for training and stress tests, written by\n"
-      << "//   hlsched random-pipeline --seed " << options_.seed << " --stages " << options_.stages << "\n"
+      << "//   hlsched random-pipeline --seed " << options_.seed << " --stages " << options_.stages
+      << (options_.writer_version > 1 ? " --writer-version " + std::to_string(options_.writer_version) : "") << "\n"
       << "// (the same command writes the same file). " << options_.stages << " stages, " << inputs.size()
       << (inputs.size() == 1 ? " input, " : " inputs, ") << outputs.size()
       << (outputs.size() == 1 ? " output" : " outputs") << ":\n";
@@ -394,6 +395,9 @@ namespace hlsched::server {
 std::string random_pipeline_source(const RandomPipelineOptions &options) {
   if (options.stages < 1 || options.stages > kMaxRandomPipelineStages)
     throw std::invalid_argument("--stages must be between 1 and " + std::to_string(kMaxRandomPipelineStages));
+  if (options.writer_version < 1 || options.writer_version > kRandomPipelineWriterVersion)
+    throw std::invalid_argument("--writer-version must be between 1 and " +
+                                std::to_string(kRandomPipelineWriterVersion));
   return random_pipeline::PipelineWriter(options).write();
 }
 

@@ -22,11 +22,21 @@
 
 namespace hlsched::server {
 
+/// The writer's versions. A seed writes the same file under the same version forever (the
+/// datasets rebuild their pipelines from it); what a newer writer makes differently:
+///   1  the datasets of 2026-12-01 and 2026-12-02
+///   2  a channel mix is a layer: its sum over the input channels is a Func of its own, read
+///      pointwise by an activation (`max(sum + bias, 0)`), and mixes into 8-32 channels are
+///      common (a pointwise convolution of a network, the kernels register tiles are for)
+constexpr int kRandomPipelineWriterVersion = 2;
+
 struct RandomPipelineOptions {
   uint64_t seed = 0;
   /// Steps of the random DAG, each defining one Func (a boundary condition or an inline
   /// reduction a step makes along the way is part of that step).
   int stages = 12;
+  /// Which writer (kRandomPipelineWriterVersion's list): 1..kRandomPipelineWriterVersion.
+  int writer_version = kRandomPipelineWriterVersion;
 };
 
 constexpr int kMaxRandomPipelineStages = 500;

@@ -637,17 +637,29 @@ bool PipelineWriter::channel_mix() {
     n.lines.push_back(n.name + "(x, y, c) = " + cast_to(work, src.type, src.reader + "(x, y)") + " * mux(c, {" + gains + "});");
     return true;
   }
-  const int64_t channels = std::max<int64_t>(1, random_channels(w, h));
+  // Writer version 2: a layer, the sum a Func of its own that only the activation reads.
+  const bool layer = options_.writer_version >= 2;
+  const int64_t channels = std::max<int64_t>(1, random_channels(w, h, layer));
   Node &n = define("channel_mix", work, image_shape(w, h, channels),
-                   str(src.shape[2].extent) + " to " + str(channels) + " channel mix of " + src.name, {*src_index});
+                   str(src.shape[2].extent) + " to " + str(channels) + " channel mix of " + src.name +
+                       (layer ? ", then max(sum + bias, 0)" : ""),
+                   {*src_index});
   // Weights from a small formula of (c, r): no table of constants needed.
   const std::string weight = "((c * " + str(rng_.between(2, 7)) + " + r * " + str(rng_.between(2, 7)) + ") % " +
                              str(rng_.between(3, 9)) + " - 2)";
+  const std::string sum = layer ? n.name + "_sum" : n.name;
   n.lines.push_back("{");
+  if (layer) n.lines.push_back("    Func " + sum + "(\"" + sum + "\");");
   n.lines.push_back("    RDom r(0, " + str(src.shape[2].extent) + ", \"r_" + n.name + "\");");
-  n.lines.push_back("    " + n.name + "(x, y, c) = " + (fl ? "0.0f" : "0") + ";");
-  n.lines.push_back("    " + n.name + "(x, y, c) += " + cast_to(work, src.type, src.reader + "(x, y, r)") + " * " +
+  n.lines.push_back("    " + sum + "(x, y, c) = " + (fl ? "0.0f" : "0") + ";");
+  n.lines.push_back("    " + sum + "(x, y, c) += " + cast_to(work, src.type, src.reader + "(x, y, r)") + " * " +
                     (fl ? "cast<float>" + weight + " * 0.25f" : weight) + ";");
+  if (layer) {
+    // A bias per output channel, then a rectifier: pointwise in the sum.
+    const std::string bias = "(c % " + str(rng_.between(2, 5)) + ")";
+    n.lines.push_back("    " + n.name + "(x, y, c) = max(" + sum + "(x, y, c) + " +
+                      (fl ? "cast<float>" + bias + " * 0.5f, 0.0f" : bias + ", 0") + ");");
+  }
   n.lines.push_back("}");
   return true;
 }

@@ -54,7 +54,8 @@ private:
   // Sizes, types and inputs.
   void choose_base_size();
   Elem random_image_type();
-  int64_t random_channels(int64_t w, int64_t h);  ///< within kMaxPoints
+  /// Within kMaxPoints; a `layer` (a channel mix of writer version 2) has 8-32 more often.
+  int64_t random_channels(int64_t w, int64_t h, bool layer = false);
   static Shape image_shape(int64_t w, int64_t h, int64_t channels) {
     Shape s = {{Role::X, w}, {Role::Y, h}};
     if (channels > 0) s.push_back({Role::C, channels});

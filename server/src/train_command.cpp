@@ -106,8 +106,10 @@ fs::path pipeline_source(const json &pipeline, const TrainRequest &request, cons
     RandomPipelineOptions options;
     options.seed = field(random, "seed").get<uint64_t>();
     options.stages = field(random, "stages").get<int>();
+    options.writer_version = field(random, "writer_version").is_number_integer() ? random["writer_version"].get<int>() : 1;
     const fs::path path = cache / "train-sources" /
-                          ("random_s" + std::to_string(options.seed) + "_n" + std::to_string(options.stages) + ".cpp");
+                          ("random_s" + std::to_string(options.seed) + "_n" + std::to_string(options.stages) +
+                           (options.writer_version > 1 ? "_w" + std::to_string(options.writer_version) : "") + ".cpp");
     if (!fs::exists(path)) {
       fs::create_directories(path.parent_path());
       std::ofstream(path) << random_pipeline_source(options);

@@ -35,7 +35,7 @@ for v in c["variants"]:
     assert p["decisions"].startswith("hlsched-warm-start-v"), v["function"]
     assert p["schedule_code"], v["function"]
     assert v["prediction_matches_applied"], v["function"] + ": the plugin applied another schedule"
-    assert v["pipeline"]["random"] == {"seed": 7, "stages": 3}, v["pipeline"]
+    assert v["pipeline"]["random"] == {"seed": 7, "stages": 3, "writer_version": 2}, v["pipeline"]
 PY
 
 # 2. ingest a real run's results (twice: the second adds nothing).

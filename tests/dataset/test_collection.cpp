@@ -74,7 +74,8 @@ TEST_CASE("a collection plans manual, beam and sampled variants", "[dataset][col
   CHECK(random.variant.app == "r500");
   CHECK(random.variant.generator == "rp_500");
   CHECK(random.pipeline["random"]["seed"] == 500);
-  CHECK(random.pipeline["id"] == "random:s500:n" + std::to_string(stages_for_seed(500, 2, 12)));
+  CHECK(random.pipeline["id"] == "random:s500:n" + std::to_string(stages_for_seed(500, 2, 12)) + ":w2");
+  CHECK(random.pipeline["random"]["writer_version"] == hlsched::server::kRandomPipelineWriterVersion);
   CHECK(plan.variants.back().variant.source == plan.pack_sources.back());
 
   options.examples = {"no_such_app"};

@@ -329,14 +329,14 @@ std::vector<StageSchedule> schedule_thread_fused(const FuncNode &f, const FusedF
   Directive registers{Kind::StoreIn};
   registers.memory = Halide::MemoryType::Register;
   pure.directives.push_back(registers);
-  // Grid loops fused into one dimension hide from Halide that the dimensions following them have
-  // one extent in every thread (which registers need); state it.
-  if (fused_block_loops)
-    for (int d : fused.block_dims)
-      pure.directives.push_back(Directive{Kind::BoundExtent, {f.args[size_t(d)]}, {int64_t(std::ceil(thread_box[size_t(d)]))}});
-  // Under an in-thread loop split by its whole (constant) extent, Halide still bounds the
-  // per-thread region by the split's guard: state it, so the loops unroll over registers.
-  for (int d : fused.pinned_dims)
+  // The per-thread extents Halide cannot see, stated once per dimension:
+  // - grid loops fused into one dimension hide that the dimensions following them have one
+  //   extent in every thread (which registers need);
+  // - under an in-thread loop split by its whole (constant) extent, Halide still bounds the
+  //   per-thread region by the split's guard.
+  std::set<int> bounded(fused.pinned_dims.begin(), fused.pinned_dims.end());
+  if (fused_block_loops) bounded.insert(fused.block_dims.begin(), fused.block_dims.end());
+  for (int d : bounded)
     pure.directives.push_back(Directive{Kind::BoundExtent, {f.args[size_t(d)]}, {int64_t(std::ceil(thread_box[size_t(d)]))}});
   for (const std::string &v : unrolled) pure.directives.push_back(Directive{Kind::Unroll, {v}});
   std::vector<StageSchedule> stages = {pure};

@@ -20,12 +20,15 @@ void tiling_constructs(const StageTiling &t, std::set<std::string> &used) {
   if (t.atomic) return used.insert("atomic scatter"), void();
   if (t.own_tiling) used.insert("update tiled independently");
   if (t.slab > 0) used.insert("reduction in slabs");
-  if (t.reduction_unroll > 1) used.insert("unrolled reduction loop");
   const int inner = t.innermost_thread_loop();
   int serial_loops = 0;
   for (size_t i = 0; i < t.vars.size(); i++) {
     if (t.in_thread[i]) used.insert("small loop in thread");
     if (!t.tiled(i) || t.serial[i] <= 1) continue;
+    if (t.row_loop(i)) {
+      used.insert("rows along a third loop");
+      continue;
+    }
     serial_loops++;
     if (int(i) == inner) used.insert("points per thread along x");
     if (!is_power_of_two(t.serial[i])) used.insert("non-power-of-two points per thread");
@@ -45,6 +48,7 @@ const std::vector<std::string> &all_constructs() {
       "small loop in thread",
       "points per thread along x",
       "2-D points per thread",
+      "rows along a third loop",
       "non-power-of-two points per thread",
       "phases folded (unrolled over whole periods)",
       "fused per block",

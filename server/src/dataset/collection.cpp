@@ -139,12 +139,15 @@ CollectionPlan plan_collection(const CollectionOptions &options, const fs::path 
     if (!out.flush()) throw std::runtime_error("cannot write " + source.string());
     plan.pack_sources.push_back(source);
     for (const auto &[seed, stages] : pack) {
-      const json pipeline{{"id", "random:s" + std::to_string(seed) + ":n" + std::to_string(stages)},
+      // The writer's version is part of the id: another version writes another pipeline.
+      const int version = server::kRandomPipelineWriterVersion;
+      const json pipeline{{"id", "random:s" + std::to_string(seed) + ":n" + std::to_string(stages) +
+                                     (version > 1 ? ":w" + std::to_string(version) : "")},
                           {"kind", "random"},
                           {"source", ""},
                           {"generator", "random_pipeline"},
                           {"params", json::object()},
-                          {"random", {{"seed", seed}, {"stages", stages}}}};
+                          {"random", {{"seed", seed}, {"stages", stages}, {"writer_version", version}}}};
       add_scheduled_variants(options, "r" + std::to_string(seed), source, "rp_" + std::to_string(seed), pipeline, plan);
     }
   }

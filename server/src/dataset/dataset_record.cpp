@@ -47,7 +47,10 @@ json to_json(const Record &r) {
   const PipelineRef &pl = r.pipeline;
   const ScheduleRef &s = r.schedule;
   json pipeline{{"id", pl.id}, {"kind", pl.kind}, {"source", pl.source}, {"generator", pl.generator}, {"params", pl.params}};
-  if (pl.kind == "random") pipeline["random"] = {{"seed", pl.random_seed}, {"stages", pl.random_stages}};
+  if (pl.kind == "random") {
+    pipeline["random"] = {{"seed", pl.random_seed}, {"stages", pl.random_stages}};
+    if (pl.random_writer_version != 1) pipeline["random"]["writer_version"] = pl.random_writer_version;
+  }
   json schedule{{"kind", s.kind}, {"options", s.options}, {"code", s.code}, {"decisions", s.decisions}, {"spec", s.spec}};
   if (s.kind == "sample") schedule["sample"] = {{"seed", s.sample_seed}, {"walk", s.sample_walk}};
   json predicted = nullptr;
@@ -101,6 +104,7 @@ Record record_from_json(const json &j) {
     const json &random = pl.at("random");
     r.pipeline.random_seed = field<uint64_t>(random, "seed", where + ".pipeline.random");
     r.pipeline.random_stages = field<int>(random, "stages", where + ".pipeline.random");
+    r.pipeline.random_writer_version = optional_field<int>(random, "writer_version", 1);
   }
 
   const json &s = j.at("schedule");

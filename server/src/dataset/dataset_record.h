@@ -40,8 +40,9 @@ struct PipelineRef {
   std::string source;         ///< example: the generator source, relative to the repository
   std::string generator;      ///< registered generator name ("random_pipeline" for random ones)
   std::map<std::string, std::string> params;  ///< GeneratorParams
-  uint64_t random_seed = 0;   ///< random: `hlsched random-pipeline --seed S --stages N`
+  uint64_t random_seed = 0;   ///< random: `hlsched random-pipeline --seed S --stages N --writer-version W`
   int random_stages = 0;
+  int random_writer_version = 1;  ///< absent from the records of writer version 1
 };
 
 /// The schedule that was compiled and measured.
