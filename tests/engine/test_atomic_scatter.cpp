@@ -41,8 +41,8 @@ Halide::Pipeline edge_histogram() {
   return Pipeline(hist);
 }
 
-// Random pipeline 200124 (`hlsched random-pipeline --seed 200124 --stages 3`): a histogram of a
-// value computed through two lookups in a float table.
+// Random pipeline 200124 (`hlsched random-pipeline --seed 200124 --stages 3 --writer-version 1`):
+// a histogram of a value computed through two lookups in a float table.
 Halide::Pipeline lookup_histogram() {
   using namespace Halide;
   ImageParam in0(UInt(8), 2, "in0"), in1(Float(32), 1, "in1");
