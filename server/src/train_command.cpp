@@ -15,6 +15,7 @@
 
 #include "generator_analysis.h"
 #include "hlsched/engine/generator_build.h"
+#include "dataset/dataset_record.h"
 #include "dataset/fidelity.h"
 #include "random_pipeline.h"
 #include "util/file_text.h"
@@ -106,7 +107,7 @@ fs::path pipeline_source(const json &pipeline, const TrainRequest &request, cons
     RandomPipelineOptions options;
     options.seed = field(random, "seed").get<uint64_t>();
     options.stages = field(random, "stages").get<int>();
-    options.writer_version = field(random, "writer_version").is_number_integer() ? random["writer_version"].get<int>() : 1;
+    options.writer_version = dataset::random_writer_version(random);
     const fs::path path = cache / "train-sources" /
                           ("random_s" + std::to_string(options.seed) + "_n" + std::to_string(options.stages) +
                            (options.writer_version > 1 ? "_w" + std::to_string(options.writer_version) : "") + ".cpp");

@@ -77,6 +77,10 @@ json to_json(const Record &r) {
             {"kernels", kernels}}}};
 }
 
+int random_writer_version(const json &random) {
+  return optional_field<int>(random, "writer_version", 1);
+}
+
 Record record_from_json(const json &j) {
   if (optional_field<std::string>(j, "format", "") != kRecordFormat)
     throw std::invalid_argument("not a record of format " + std::string(kRecordFormat));
@@ -104,7 +108,7 @@ Record record_from_json(const json &j) {
     const json &random = pl.at("random");
     r.pipeline.random_seed = field<uint64_t>(random, "seed", where + ".pipeline.random");
     r.pipeline.random_stages = field<int>(random, "stages", where + ".pipeline.random");
-    r.pipeline.random_writer_version = optional_field<int>(random, "writer_version", 1);
+    r.pipeline.random_writer_version = random_writer_version(random);
   }
 
   const json &s = j.at("schedule");

@@ -108,6 +108,10 @@ nlohmann::json to_json(const Record &record);
 /// Throws std::invalid_argument naming the missing or mistyped field.
 Record record_from_json(const nlohmann::json &json);
 
+/// The writer version of a random pipeline's `random` object (of a record or a collection
+/// manifest): absent means 1, the version of every record written before the field existed.
+int random_writer_version(const nlohmann::json &random);
+
 /// Reads a whole dataset; throws std::runtime_error naming the file and line of a bad record.
 std::vector<Record> load_dataset(const std::filesystem::path &path);
 /// Writes records (compressed when the name ends in ".zst"), one per line, in the given order.

@@ -114,7 +114,7 @@ std::vector<Record> ingest_results(const json &results, const json &collection, 
     if (pipeline.contains("random")) {
       r.pipeline.random_seed = pipeline["random"].value("seed", uint64_t(0));
       r.pipeline.random_stages = pipeline["random"].value("stages", 0);
-      r.pipeline.random_writer_version = pipeline["random"].value("writer_version", 1);
+      r.pipeline.random_writer_version = random_writer_version(pipeline["random"]);
     }
     const json &schedule = entry.at("schedule");
     r.schedule.kind = schedule.value("kind", "");
