@@ -1011,3 +1011,107 @@ TEST_CASE("a register tile's unrolled taps share the loads of neighbouring colum
   // Per thread and channel: 3 filter taps and 4 + 3 - 1 input columns.
   CHECK(global_loads_per_block(km) == Approx(256.0 * 16 * (3 + 6)));
 }
+
+namespace {
+
+// siblings_small's stencils in the order the search decides them: `horizontal` and `vertical`
+// (the second is the one computed with the first).
+std::pair<int, int> sibling_pair(const PipelineDag &dag) {
+  const int h = func_named(dag, "horizontal"), v = func_named(dag, "vertical");
+  const std::vector<int> order = ScheduleState::decision_order(dag);
+  const bool h_first = std::find(order.begin(), order.end(), h) < std::find(order.begin(), order.end(), v);
+  return h_first ? std::make_pair(h, v) : std::make_pair(v, h);
+}
+
+// siblings_small with every Func in a kernel of its own (the default tiling), and the second
+// stencil, when `with_sibling`, computed with the first instead.
+ScheduleState siblings_state(const PipelineDag &dag, bool with_sibling) {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const auto [first, second] = sibling_pair(dag);
+  ScheduleState state(dag);
+  for (int f : ScheduleState::decision_order(dag)) {
+    if (f == second && with_sibling) {
+      for (const FuncDecision &d : sibling_options(dag, state, f, gpu, OptionLimits{}))
+        if (d.computed_with == first) state.decide(f, d);
+      REQUIRE(state.decided[f]);
+      continue;
+    }
+    for (const FuncDecision &d : standalone_options(dag, f, gpu, OptionLimits{}))
+      if (d.level == ComputeLevel::Root) {
+        state.decide(f, d);
+        break;
+      }
+    if (!state.decided[f]) state.decide(f, FuncDecision{ComputeLevel::Inline});
+  }
+  return state;
+}
+
+Halide::Buffer<float> run_siblings(const Halide::Pipeline &p) {
+  bind_input(p, "input", random_buffer<float>({45, 27}, 41, 0, 2));
+  return realized_on_cpu(p, Halide::Buffer<float>(45, 27));  // no multiple of the blocks
+}
+
+}  // namespace
+
+// Two stencils of one input over the same region, neither computed from the other: one kernel
+// computes both (compute_with), launching once and reading the input from DRAM once.
+TEST_CASE("a Func computed with its sibling shares the sibling's kernel", "[schedule][constructs]") {
+  auto inst = instantiate_generator("siblings_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const auto [first, second] = sibling_pair(dag);
+  const int horizontal = func_named(dag, "horizontal"), vertical = func_named(dag, "vertical"),
+            scaled = func_named(dag, "scaled"), out = func_named(dag, "out");
+  const ScheduleState alone = siblings_state(dag, false), together = siblings_state(dag, true);
+  const FuncDecision &with = together.decisions[second];
+  REQUIRE(with.computed_with == first);
+  CHECK(same_tiling(with.tilings.at(0), together.decisions[first].tilings.at(0)));
+  CHECK(decision_constructs(dag, second, with) ==
+        std::vector<std::string>{"root kernel", "computed with a sibling"});
+
+  // Offered only beside a sibling: not with a Func it is computed from or that feeds it, nor
+  // with the output (which may be specialized).
+  ScheduleState before_scaled = alone;
+  const std::vector<FuncDecision> for_scaled = sibling_options(dag, before_scaled, scaled, gpu, OptionLimits{});
+  CHECK(std::none_of(for_scaled.begin(), for_scaled.end(),
+                     [&](const FuncDecision &d) { return d.computed_with == horizontal || d.computed_with == out; }));
+  CHECK(std::any_of(for_scaled.begin(), for_scaled.end(), [&](const FuncDecision &d) { return d.computed_with == vertical; }));
+  // Pairs only: neither stencil of the pair takes scaled as a second sibling.
+  const std::vector<FuncDecision> after_pair = sibling_options(dag, together, scaled, gpu, OptionLimits{});
+  CHECK(std::none_of(after_pair.begin(), after_pair.end(),
+                     [&](const FuncDecision &d) { return d.computed_with == horizontal || d.computed_with == vertical; }));
+
+  // Kernel model: no launch nor block dispatch of its own, and the input both read comes from
+  // DRAM for the sibling only.
+  const KernelModel own = build_kernel_model(dag, alone, second, 0, gpu);
+  const KernelModel shared = build_kernel_model(dag, together, second, 0, gpu);
+  REQUIRE(own.valid);
+  REQUIRE(shared.valid);
+  CHECK(shared.computed_with == first);
+  const KernelCost own_cost = cost_of_kernel(own, gpu), shared_cost = cost_of_kernel(shared, gpu);
+  CHECK(own_cost.terms_ms.at("launch") > 0);
+  CHECK(shared_cost.terms_ms.at("launch") == 0);
+  CHECK(shared_cost.terms_ms.at("block_launch") == 0);
+  CHECK(shared_cost.terms_ms.at("dram") < own_cost.terms_ms.at("dram"));
+  CHECK(shared_cost.total_ms < own_cost.total_ms);
+
+  // Emitted: the second stencil tiled as the first, then computed with it at its innermost block
+  // loop.
+  const ScheduleSpec spec = state_to_spec(dag, together, gpu);
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  const std::string first_name = dag.funcs[size_t(first)].name, second_name = dag.funcs[size_t(second)].name;
+  CHECK(describe_decision(dag, with) == "computed with " + first_name + ", in its kernel");
+  CHECK(code.find(".compute_with(" + first_name + ", xo);") != std::string::npos);
+
+  // One kernel fewer for CUDA; the CPU twin computes exactly what compute_root computes.
+  apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
+  const CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target());
+  auto separate = instantiate_generator("siblings_small", default_gpu_target(), {});
+  const PipelineDag separate_dag = build_pipeline_dag(separate.pipeline);  // (its own Func names)
+  apply_schedule(state_to_spec(separate_dag, siblings_state(separate_dag, false), gpu), separate.pipeline, ApplyMode::Gpu);
+  CHECK(compiled.gpu_kernels + 1 == compile_pipeline(separate.pipeline, default_gpu_target()).gpu_kernels);
+  const CpuTwin twin = cpu_twin("siblings_small", [](const PipelineDag &d) { return siblings_state(d, true); });
+  CHECK(count_differences(run_siblings(twin.scheduled.pipeline), run_siblings(twin.reference.pipeline)) == 0);
+
+}

@@ -223,7 +223,10 @@ KernelFeatures kernel_features(const PipelineDag &dag, const ScheduleState &stat
   t[kTermStores] = k.store_bytes / gpu.dram_bandwidth_bytes_per_s * ms;
   t[kTermLoadIssue] = k.blocks * loads / load_lanes_per_s * ms;
   t[kTermLocalMemory] = k.blocks * local_bytes / gpu.l1_bandwidth_bytes_per_s * ms;
-  t[kTermBlockOverhead] = k.blocks / gpu.sm_count * 1e-6 * ms;
+  // Computed with a sibling (KernelModel::computed_with): the sibling's launch dispatches the
+  // blocks, and the kernel's minimum time is the sibling's.
+  const bool own_launch = k.computed_with < 0;
+  t[kTermBlockOverhead] = own_launch ? k.blocks / gpu.sm_count * 1e-6 * ms : 0.0;
   t[kTermLowOccupancyMemory] = std::max({t[kTermDram], t[kTermL2], t[kTermL1]}) * (1 - full.occupancy);
   const double ideal_compute =
       k.blocks * (k.ops_per_block / gpu.fp32_ops_per_s + k.math_ops_per_block / gpu.special_function_ops_per_s) * ms;
@@ -242,7 +245,7 @@ KernelFeatures kernel_features(const PipelineDag &dag, const ScheduleState &stat
   // The hand model's launch is not part of a kernel's time on the GPU, and its other terms go to
   // zero for a one-thread kernel, which CUPTI still times at 0.6-0.8 us (random pipelines'
   // total_sum initializations).
-  t[kTermKernelMinimum] = 1e-6 * ms;
+  t[kTermKernelMinimum] = own_launch ? 1e-6 * ms : 0.0;
   // The hand model spreads atomic updates evenly over the Func's points; a histogram of data
   // that falls in few bins serializes them (hist_11 of a random pipeline: 0.0006 ms predicted,
   // 1.5 ms measured). Its worst case, for the network to weigh by what the kernel computes.

@@ -79,7 +79,8 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
     const double touched = k.blocks * g.footprint_per_block * g.bytes_per_element;
     // Reuse between blocks is served by L2 when the producer fits there, else refetched.
     const double unique = g.full_region * g.bytes_per_element;
-    dram_bytes += unique <= gpu.l2_cache_bytes ? std::min(touched, unique) : touched;
+    // What a sibling computed in the same blocks reads too comes from DRAM once, for the sibling.
+    if (!g.read_by_sibling) dram_bytes += unique <= gpu.l2_cache_bytes ? std::min(touched, unique) : touched;
     l2_bytes += touched / g.sector_efficiency;
     l1_bytes += k.blocks * g.loads_per_block * g.bytes_per_element / g.coalescing_efficiency;
   }
@@ -118,15 +119,18 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   const double hiding = std::min(1.0, resident_warps / gpu.warps_to_hide_latency);
   const double latency = memory * std::min(2.0, 1.0 / std::max(hiding, 0.05) - 1.0);
   const double sync = waves * syncs * gpu.block_sync_seconds * 20;  // a barrier stalls the whole block
-  const double launch = gpu.kernel_launch_seconds;
+  // Computed with a sibling: its launch and its blocks' dispatch are the sibling's.
+  const bool own_launch = k.computed_with < 0;
+  const double launch = own_launch ? gpu.kernel_launch_seconds : 0.0;
   // Each SM dispatches and retires its share of the blocks one after another: grids of many small
   // blocks (one point per thread) ran ~2x longer on the H200 than their traffic says.
-  const double block_launch = k.blocks / gpu.sm_count * gpu.block_launch_seconds;
+  const double block_launch = own_launch ? k.blocks / gpu.sm_count * gpu.block_launch_seconds : 0.0;
   // A block frees its slot only when its last warp retires, and an SM starts a block's warps one
   // after another: each wave waits about one warp's dispatch per warp of a block, so large blocks
   // cost more per wave than block_launch says (1,024-thread blocks of the H200 datasets ran
   // 2.4x longer than predicted, 128-thread ones as predicted).
-  const double wave_tail = waves * warps_per_block * gpu.block_launch_seconds * kWarpShareOfBlockLaunch;
+  const double wave_tail =
+      own_launch ? waves * warps_per_block * gpu.block_launch_seconds * kWarpShareOfBlockLaunch : 0.0;
   // Contention: atomic updates of one address serialize, so a scatter takes at least its
   // busiest address's chain of updates (the mean per address; the calibration folds in uneven
   // bins). Global chains span the whole kernel; a privatized copy's chains are per block, blocks

@@ -1,14 +1,13 @@
 #include "cost/kernel_model.h"
 
-#include "cost/folded_phases.h"
-
 #include <algorithm>
-#include <set>
 #include <cctype>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <set>
 
+#include "cost/folded_phases.h"
 #include "hlsched/engine/gpu_profile.h"
 
 namespace hlsched {
@@ -137,10 +136,23 @@ public:
     // dataset: 1.3e8 bytes per block, predicted 4,344 ms, measured 0.13 ms).
     for (GlobalRead &g : km.global_reads) g.footprint_per_block = std::min(g.footprint_per_block, std::max(1.0, g.loads_per_block));
     summarize(tiling, per_block, per_thread_, km);
+    mark_sibling_reads(km);
     return km;
   }
 
 private:
+  // Computed with a sibling (FuncDecision::computed_with): what both read from global memory. If
+  // this kernel reads a producer from memory, the producer is inlined into neither, and the
+  // sibling reads it from memory too wherever it reads it directly.
+  void mark_sibling_reads(KernelModel &km) const {
+    km.computed_with = state_.decisions[root_].computed_with;
+    if (km.computed_with < 0) return;
+    std::set<std::string> sibling_reads;
+    for (const StageNode &s : dag_.funcs[size_t(km.computed_with)].stages)
+      for (const ProducerAccess &a : s.accesses) sibling_reads.insert(a.producer);
+    for (GlobalRead &g : km.global_reads) g.read_by_sibling = sibling_reads.count(g.name) > 0;
+  }
+
   // GuardWithIf tails of register blocking: Halide splits the block loop of a loop run as
   // unrolled points per thread into full tiles and a tail, and compiles the tail's blocks as a
   // copy of the kernel where each unrolled point sits in an `if` of its own. There no load is

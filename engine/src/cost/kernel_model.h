@@ -27,6 +27,9 @@ struct GlobalRead {
   /// next loads use the rest of the sectors (served by L1). Equal to coalescing_efficiency with
   /// one point per thread along that loop.
   double sector_efficiency = 1;
+  /// Computed with a sibling that reads it too (KernelModel::computed_with): the sibling's part
+  /// of each block has just brought the same region on chip.
+  bool read_by_sibling = false;
 };
 
 /// A Func computed inside the kernel's blocks other than the kernel's own stage.
@@ -103,6 +106,9 @@ struct KernelModel {
   double atomic_addresses = 1;
   std::vector<GlobalRead> global_reads;
   std::vector<FusedFunc> fused;
+  /// The sibling whose kernel also computes this stage (FuncDecision::computed_with): one launch
+  /// and one dispatch of each block for both. -1: a kernel of its own.
+  int computed_with = -1;
   bool valid = true;             ///< false when limits are exceeded (the state must be pruned)
   std::string invalid_reason;
 };

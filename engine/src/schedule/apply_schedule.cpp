@@ -23,6 +23,7 @@ public:
     switch (d.kind) {
       case K::ComputeRoot: func_.compute_root(); break;
       case K::ComputeAt: compute_at(funcs_.at(d.at_func), d.vars.at(0)); break;
+      case K::ComputeWith: stage_.compute_with(funcs_.at(d.at_func), var(d.vars.at(0))); break;
       case K::StoreIn:
         if (gpu) func_.store_in(d.memory);
         break;

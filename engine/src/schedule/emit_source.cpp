@@ -179,6 +179,7 @@ private:
     switch (d.kind) {
       case K::ComputeRoot: return "compute_root()";
       case K::ComputeAt: return "compute_at(" + func_ids_.at(d.at_func) + ", " + name_of(d.vars.at(0)) + ")";
+      case K::ComputeWith: return "compute_with(" + func_ids_.at(d.at_func) + ", " + name_of(d.vars.at(0)) + ")";
       case K::StoreIn: return std::string("store_in(") + memory_name(d.memory) + ")";
       case K::Split:
         return "split(" + join(names_of(d.vars)) + ", " + factor(0) + ", " + tail_name(d.tail) + ")";

@@ -433,6 +433,14 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
         }
         const bool unroll_in_thread = unrolls_in_thread_loops(dag, state, f, int(s));
         TiledLoops names = tile_stage(func.stages[s], d.tilings[s], unroll_in_thread, stage);
+        // Computed with a sibling: its loops down to the block loops are the sibling's (the same
+        // tiling of the same loop names), which Halide fuses into one kernel.
+        if (d.computed_with >= 0 && loops_of_root.count(d.computed_with)) {
+          const std::string &sibling_block = loops_of_root.at(d.computed_with).innermost_block;
+          if (sibling_block == names.innermost_block)
+            stage.directives.push_back(Directive{Kind::ComputeWith, {sibling_block}, {}, Halide::TailStrategy::Auto,
+                                                 dag.funcs[d.computed_with].name});
+        }
         if (func.is_output && s == 0) {
           const Directive specialize = output_specialization(func, d.tilings[s], phases, unroll_in_thread);
           if (!specialize.factors.empty()) stage.directives.push_back(specialize);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "cost/kernel_model.h"
 #include "search/atomic_lowering.h"
@@ -37,6 +38,7 @@ bool has_guarded_tail(const FuncDecision &d) {
 // The shape of a decision without its sizes: the groups of hierarchical sampling.
 uint64_t decision_shape(const FuncDecision &d) {
   uint64_t h = uint64_t(d.level) * 1000003ULL + uint64_t(d.kernel_root + 1);
+  if (d.computed_with >= 0) h = h * 31 + 0xc0317100 + uint64_t(d.computed_with);
   for (const StageTiling &t : d.tilings) {
     if (t.reduction_unroll > 1 || t.own_tiling) h = h * 31 + uint64_t((t.reduction_unroll > 1) * 2 + t.own_tiling);
     for (size_t i = 0; i < t.vars.size(); i++)
@@ -222,6 +224,13 @@ std::vector<DecisionPtr> BeamSearch::options_in(const ScheduleState &state, int 
 bool BeamSearch::still_valid(const ScheduleState &state, int func, const FuncDecision &d) const {
   // A decision whose consumers became an atomic update it would lower to a compare-and-swap loop.
   if (decision_breaks_atomic_add(dag_, state, func, d)) return false;
+  // Computed with a sibling: the sibling must still be a kernel of its own with the same tiling.
+  if (d.level == ComputeLevel::Root && d.computed_with >= 0) {
+    if (!state.decided[d.computed_with]) return false;
+    const FuncDecision &sibling = state.decisions[d.computed_with];
+    return sibling.level == ComputeLevel::Root && sibling.computed_with < 0 && sibling.tilings.size() == 1 &&
+           d.tilings.size() == 1 && same_tiling(sibling.tilings[0], d.tilings[0]);
+  }
   // A fusion names its kernel; after the consumers were decided anew, that kernel may be another.
   if (d.level != ComputeLevel::Block && d.level != ComputeLevel::Thread) return true;
   return consuming_kernel(dag_, state, func) == d.kernel_root &&
@@ -300,6 +309,10 @@ void BeamSearch::add_retiled_fusions(const ScheduleState &state, int func, const
   if (fusion->level != ComputeLevel::Block && fusion->level != ComputeLevel::Thread) return;
   const int kernel = fusion->kernel_root;
   if (frozen_source && frozen[kernel]) return;  // a frozen kernel keeps its tiling
+  // A kernel a sibling is computed with keeps its tiling too: the sibling has the same one.
+  for (size_t g = 0; g < dag_.funcs.size(); g++)
+    if (state.decided[g] && state.decisions[g].level == ComputeLevel::Root && state.decisions[g].computed_with == kernel)
+      return;
   const DecisionPtr &current = state.decisions.shared(kernel);
   for (const DecisionPtr &tiling : retilings(kernel)) {
     if (tiling == current) continue;  // (an equal decision from elsewhere is dropped by select())
@@ -504,7 +517,7 @@ bool BeamSearch::fusions_still_offered(const ScheduleState &state, int changed) 
     if (!still_valid(state, int(g), d)) return false;
     // A fusion into another kernel is as it was (still_valid checks that it is that kernel's).
     if ((d.level != ComputeLevel::Block && d.level != ComputeLevel::Thread) || d.kernel_root != changed) continue;
-    const std::vector<FuncDecision> offered = fusion_options(dag_, state, int(g), gpu_, limits);
+    const std::vector<FuncDecision> offered = consumer_fusion_options(dag_, state, int(g), gpu_, limits);
     const bool found = std::any_of(offered.begin(), offered.end(), [&](const FuncDecision &o) {
       return o.level == d.level && o.kernel_root == d.kernel_root && o.per_slab == d.per_slab;
     });
@@ -669,14 +682,16 @@ ScheduleState BeamSearch::random_walk(std::mt19937_64 &rng) {
     // level, then an option of the group.
     // A copy per slab is a level of its own, drawn every other time it is offered: it is
     // offered only under a staged reduction, rarely, and would be one group of many otherwise.
+    // A kernel shared with a sibling is a level of its own too (offered only beside a sibling).
     using Groups = std::map<std::vector<std::string>, std::vector<FuncDecision>>;
-    std::map<std::pair<ComputeLevel, bool>, Groups> levels;
+    using Level = std::tuple<ComputeLevel, bool, bool>;  // level, per slab, computed with a sibling
+    std::map<Level, Groups> levels;
     for (FuncDecision &d : decision_options(dag_, state, func, gpu_, limits))
-      levels[{d.level, d.per_slab}][walk_group(dag_, func, d)].push_back(std::move(d));
+      levels[{d.level, d.per_slab, d.computed_with >= 0}][walk_group(dag_, func, d)].push_back(std::move(d));
     // Retry other options if one makes a kernel invalid (shared memory, registers).
     while (!levels.empty()) {
       auto level = std::next(levels.begin(), long(rng() % levels.size()));
-      const auto per_slab = levels.find({ComputeLevel::Block, true});
+      const auto per_slab = levels.find({ComputeLevel::Block, true, false});
       if (per_slab != levels.end() && rng() % 2 == 0) level = per_slab;
       auto group = std::next(level->second.begin(), long(rng() % level->second.size()));
       std::vector<FuncDecision> &options = group->second;

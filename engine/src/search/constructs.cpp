@@ -60,6 +60,7 @@ const std::vector<std::string> &all_constructs() {
       "unrolled reduction loop",
       "reduction in slabs",
       "copied per slab into shared memory",
+      "computed with a sibling",
   };
   return names;
 }
@@ -71,6 +72,7 @@ void add_decision_constructs(const PipelineDag &dag, size_t f, const FuncDecisio
     case ComputeLevel::Inline: used.insert("inline"); break;
     case ComputeLevel::Root:
       used.insert("root kernel");
+      if (d.computed_with >= 0) used.insert("computed with a sibling");
       for (const StageTiling &t : d.tilings) tiling_constructs(t, used);
       break;
     case ComputeLevel::Block:

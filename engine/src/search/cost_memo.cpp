@@ -74,6 +74,9 @@ uint64_t CostMemo::kernel_key(const std::vector<uint64_t> &content,
     h.add(uint64_t(t.single_thread) | uint64_t(t.atomic) << 1 | uint64_t(t.privatized) << 2 |
           uint64_t(t.reduction_unroll) << 3 | uint64_t(t.slab) << 16);
   }
+  // Computed with a sibling: the launch it shares and what the sibling reads (its content).
+  // (Only then: other kernels keep the keys they had before siblings existed.)
+  if (const int sibling = state.decisions[root].computed_with; sibling >= 0) h.add(content[sibling] ^ 0xc0317100);
   // Everything the kernel reaches and how: computed inside (inline/fused) or read from memory.
   std::vector<int> pending = {root};
   std::vector<bool> seen(content.size(), false);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <unordered_map>
 
 #include "cost/gpu_cost_model.h"
 #include "cost/kernel_model.h"
@@ -627,8 +628,109 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
   return options;
 }
 
+namespace {
+
+// The DAG's edges by index: consumers[i] are the Funcs that read Func i.
+std::vector<std::vector<int>> consumer_indices(const PipelineDag &dag) {
+  std::unordered_map<std::string, int> index;
+  for (size_t i = 0; i < dag.funcs.size(); i++) index.emplace(dag.funcs[i].name, int(i));
+  std::vector<std::vector<int>> consumers(dag.funcs.size());
+  for (size_t i = 0; i < dag.funcs.size(); i++)
+    for (const std::string &name : dag.funcs[i].consumers)
+      if (auto it = index.find(name); it != index.end()) consumers[i].push_back(it->second);
+  return consumers;
+}
+
+// The Funcs computed after `start` because they read it, directly or through others, where a
+// pair (`partner`: each paired Func's sibling, or -1) is computed at once: what reaches one
+// Func of a pair reaches its sibling too.
+std::vector<bool> downstream(const std::vector<std::vector<int>> &consumers, const std::vector<int> &partner, int start) {
+  std::vector<bool> reached(consumers.size(), false);
+  std::vector<int> pending = {start};
+  while (!pending.empty()) {
+    const int n = pending.back();
+    pending.pop_back();
+    std::vector<int> next = consumers[size_t(n)];
+    if (n != start && partner[size_t(n)] >= 0) next.push_back(partner[size_t(n)]);
+    for (int c : next)
+      if (!reached[size_t(c)]) {
+        reached[size_t(c)] = true;
+        pending.push_back(c);
+      }
+  }
+  return reached;
+}
+
+// One pure definition over the loops of its arguments, computed by a kernel of its own: what
+// Halide's compute_with can merge (an output keeps its own kernel: it may be specialized).
+bool can_share_a_kernel(const FuncNode &f) {
+  return f.stages.size() == 1 && !f.is_output && !f.has_extern_definition && !f.args.empty();
+}
+
+bool same_loops(const FuncNode &a, const FuncNode &b) {
+  if (a.args != b.args || a.region.size() != b.region.size()) return false;
+  for (size_t d = 0; d < a.region.size(); d++)
+    if (a.region[d].min != b.region[d].min || a.region[d].extent() != b.region[d].extent()) return false;
+  return true;
+}
+
+}  // namespace
+
+bool same_tiling(const StageTiling &a, const StageTiling &b) {
+  return a.vars == b.vars && a.extents == b.extents && a.threads == b.threads && a.serial == b.serial &&
+         a.in_thread == b.in_thread && a.single_thread == b.single_thread && a.atomic == b.atomic &&
+         a.privatized == b.privatized && a.reduction_unroll == b.reduction_unroll && a.slab == b.slab;
+}
+
+std::vector<FuncDecision> sibling_options(const PipelineDag &dag, const ScheduleState &state, int func,
+                                          const GpuProfile &gpu, const OptionLimits &limits) {
+  const FuncNode &f = dag.funcs[size_t(func)];
+  std::vector<FuncDecision> options;
+  if (limits.coarse || !can_share_a_kernel(f)) return options;
+  std::vector<int> candidates;
+  for (size_t s = 0; s < dag.funcs.size(); s++) {
+    if (int(s) == func || !state.decided[s]) continue;
+    const FuncDecision &d = state.decisions[s];
+    if (d.level != ComputeLevel::Root || d.computed_with >= 0 || d.tilings.size() != 1) continue;
+    const StageTiling &t = d.tilings[0];
+    if (t.single_thread || t.atomic || t.privatized || t.slab > 0) continue;
+    if (can_share_a_kernel(dag.funcs[s]) && same_loops(f, dag.funcs[s])) candidates.push_back(int(s));
+  }
+  if (candidates.empty()) return options;
+  // Pairs only: a Func already sharing its kernel takes no second sibling.
+  std::vector<int> partner(dag.funcs.size(), -1);
+  for (size_t g = 0; g < dag.funcs.size(); g++)
+    if (state.decided[g] && state.decisions[g].level == ComputeLevel::Root && state.decisions[g].computed_with >= 0) {
+      partner[g] = state.decisions[g].computed_with;
+      partner[size_t(state.decisions[g].computed_with)] = int(g);
+    }
+  // Halide realizes a pair at once: no path may lead from one of the two to the other, through
+  // other Funcs or through the pairs already made (random pipeline 1153: lambda_0 feeds
+  // mirror_interior and repeat_edge feeds constant_exterior, so pairing lambda_0 with
+  // constant_exterior and mirror_interior with repeat_edge leaves no order to compute them in).
+  const std::vector<std::vector<int>> consumers = consumer_indices(dag);
+  const std::vector<bool> after_func = downstream(consumers, partner, func);
+  for (int s : candidates) {
+    if (partner[size_t(s)] >= 0 || after_func[size_t(s)] || downstream(consumers, partner, s)[size_t(func)]) continue;
+    FuncDecision with{ComputeLevel::Root, -1, {state.decisions[s].tilings[0]}};
+    with.computed_with = s;
+    ScheduleState trial = state;
+    trial.decide(func, with);
+    if (!build_kernel_model(dag, trial, func, 0, gpu).valid) continue;
+    options.push_back(std::move(with));
+  }
+  return options;
+}
+
 std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleState &state, int func,
                                          const GpuProfile &gpu, const OptionLimits &limits) {
+  std::vector<FuncDecision> options = sibling_options(dag, state, func, gpu, limits);
+  for (FuncDecision &d : consumer_fusion_options(dag, state, func, gpu, limits)) options.push_back(std::move(d));
+  return options;
+}
+
+std::vector<FuncDecision> consumer_fusion_options(const PipelineDag &dag, const ScheduleState &state, int func,
+                                                  const GpuProfile &gpu, const OptionLimits &limits) {
   const FuncNode &f = dag.funcs[func];
   std::vector<FuncDecision> options;
   if (limits.coarse || f.has_extern_definition || !accessed_affinely(dag, f)) return options;

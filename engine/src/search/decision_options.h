@@ -67,9 +67,23 @@ std::vector<FuncDecision> decision_options(const PipelineDag &dag, const Schedul
 std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, const GpuProfile &gpu,
                                              const OptionLimits &limits);
 
-/// Fusion into the kernel that consumes `func` (per block or per thread), when legal in `state`.
+/// Every fusion of `func` with another kernel legal in `state`: sibling_options, then
+/// consumer_fusion_options.
 std::vector<FuncDecision> fusion_options(const PipelineDag &dag, const ScheduleState &state, int func,
                                          const GpuProfile &gpu, const OptionLimits &limits);
+
+/// Fusion into the kernel that consumes `func` (per block or per thread), when legal in `state`.
+std::vector<FuncDecision> consumer_fusion_options(const PipelineDag &dag, const ScheduleState &state, int func,
+                                                  const GpuProfile &gpu, const OptionLimits &limits);
+
+/// `func` computed in the kernel of a sibling (FuncDecision::computed_with): a Root Func decided
+/// already, with one pure stage over the same loops and region as `func`'s, that neither feeds
+/// `func` nor is fed by it, and shares its kernel with no other. `func` takes the sibling's tiling.
+std::vector<FuncDecision> sibling_options(const PipelineDag &dag, const ScheduleState &state, int func,
+                                          const GpuProfile &gpu, const OptionLimits &limits);
+
+/// Equal tilings (what a Func computed with a sibling must keep: the sibling's).
+bool same_tiling(const StageTiling &a, const StageTiling &b);
 
 /// The single kernel that consumes `func` in `state` (through inlined consumers), or -1 when its
 /// consumers live in several kernels (or none is decided yet).

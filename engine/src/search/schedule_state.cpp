@@ -108,6 +108,7 @@ uint64_t ScheduleState::exact_hash() const {
     hasher.add(uint64_t(d.level));
     hasher.add(uint64_t(d.kernel_root + 1));
     if (d.per_slab) hasher.add(uint64_t(0x51ab));
+    if (d.computed_with >= 0) hasher.add(uint64_t(d.computed_with) + 0xc0317100);
     for (const StageTiling &t : d.tilings) {
       if (t.slab > 0) hasher.add(uint64_t(t.slab) + 0x51ab0000);
       hasher.add(t.single_thread);
@@ -137,6 +138,7 @@ uint64_t ScheduleState::structural_hash() const {
     hasher.add(uint64_t(d.level));
     hasher.add(uint64_t(d.kernel_root + 1));
     if (d.per_slab) hasher.add(uint64_t(0x51ab));
+    if (d.computed_with >= 0) hasher.add(uint64_t(d.computed_with) + 0xc0317100);
     for (const StageTiling &t : d.tilings) {
       if (t.slab > 0) hasher.add(uint64_t(0x51ab0000));
       hasher.add(t.privatized);
@@ -161,6 +163,7 @@ std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
   if (d.tilings.empty()) return "own kernel";
   const StageTiling &t = d.tilings.front();
   std::string text;
+  if (d.computed_with >= 0) return "computed with " + dag.funcs[d.computed_with].name + ", in its kernel";
   if (t.single_thread) {
     text = "own kernel, one GPU thread";
   } else if (t.atomic) {

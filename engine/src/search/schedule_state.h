@@ -70,6 +70,11 @@ struct FuncDecision {
   /// Block level: computed once per slab of the kernel's reduction loop (StageTiling::slab), at
   /// the loop over slabs, not once per block.
   bool per_slab = false;
+  /// Root level: the DAG index of a sibling Root Func whose kernel also computes this Func
+  /// (Halide's compute_with at the sibling's innermost block loop): the same tiling, the same
+  /// grid, one launch, and the inputs both read loaded once. Siblings are neither's producer, have
+  /// the same loops over regions of the same size, and one stage each (sibling_options). -1: none.
+  int computed_with = -1;
 };
 
 using DecisionPtr = std::shared_ptr<const FuncDecision>;

@@ -19,7 +19,7 @@ using Hasher = ContentHash<0x6a09e667f3bcc908ULL>;
 
 // Whitespace-separated tokens: Halide names contain no spaces. One Func per line.
 // The last line is "checksum <XXH3-64 of the lines before, hex>".
-constexpr char kMagic[] = "hlsched-warm-start-v4";
+constexpr char kMagic[] = "hlsched-warm-start-v5";
 
 }  // namespace
 
@@ -43,8 +43,9 @@ WarmStart WarmStart::from_state(const PipelineDag &dag, const ScheduleState &sta
   const std::vector<uint64_t> local = func_local_hashes(dag);
   for (size_t f = 0; f < dag.funcs.size(); f++) {
     if (!state.decided[f]) continue;
-    Entry entry{local[f], state.decisions[f], ""};
+    Entry entry{local[f], state.decisions[f], "", ""};
     if (entry.decision.kernel_root >= 0) entry.kernel_root = dag.funcs[entry.decision.kernel_root].name;
+    if (entry.decision.computed_with >= 0) entry.computed_with = dag.funcs[entry.decision.computed_with].name;
     warm.entries_[dag.funcs[f].name] = std::move(entry);
   }
   return warm;
@@ -78,6 +79,10 @@ WarmStart::Match WarmStart::match(const PipelineDag &dag, uint64_t options_key) 
     if (!it->second.kernel_root.empty()) {
       decision.kernel_root = dag.index_of(it->second.kernel_root);
       if (decision.kernel_root < 0) continue;  // its kernel is gone
+    }
+    if (!it->second.computed_with.empty()) {
+      decision.computed_with = dag.index_of(it->second.computed_with);
+      if (decision.computed_with < 0) continue;  // its sibling is gone
     }
     m.state.decide(int(f), std::move(decision));
     m.matched++;
@@ -130,9 +135,11 @@ bool WarmStart::read(std::istream &in) {
   size_t count = 0;
   // v1 (datasets of 2026-12-01 keep it) has the same tokens; v2 only added the file's checksum;
   // v3 adds each tiling's reduction unroll and own-tiling flag after its loops; v4 each tiling's
-  // slab after those, and the decision's per-slab flag after its tilings.
+  // slab after those, and the decision's per-slab flag after its tilings; v5 the name of the
+  // sibling it is computed with ("-": none) after that.
   if (!(in >> magic)) return false;
-  const bool v4 = magic == kMagic;
+  const bool v5 = magic == kMagic;
+  const bool v4 = v5 || magic == "hlsched-warm-start-v4";
   const bool v3 = v4 || magic == "hlsched-warm-start-v3";
   if ((!v3 && magic != "hlsched-warm-start-v1" && magic != "hlsched-warm-start-v2") || !(in >> options_key_ >> count))
     return false;
@@ -168,6 +175,8 @@ bool WarmStart::read(std::istream &in) {
       e.decision.tilings.push_back(std::move(tiling));
     }
     if (v4 && !(in >> e.decision.per_slab)) return false;
+    if (v5 && !(in >> e.computed_with)) return false;
+    if (e.computed_with == "-") e.computed_with.clear();
     entries[name] = std::move(e);
   }
   entries_ = std::move(entries);
@@ -197,7 +206,7 @@ void WarmStart::write(std::ostream &out) const {
             << t.in_thread[v];
       out << " " << t.reduction_unroll << " " << t.own_tiling << " " << t.slab;
     }
-    out << " " << e.decision.per_slab;
+    out << " " << e.decision.per_slab << " " << (e.computed_with.empty() ? "-" : e.computed_with);
     out << "\n";
   }
 }

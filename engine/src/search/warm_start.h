@@ -55,6 +55,7 @@ private:
     uint64_t local_hash = 0;
     FuncDecision decision;
     std::string kernel_root;  ///< Block/Thread: the Root Func's name (indices change with edits)
+    std::string computed_with;  ///< Root: the sibling's name (FuncDecision::computed_with), or empty
   };
   std::map<std::string, Entry> entries_;  ///< by Func name
   uint64_t options_key_ = 0;

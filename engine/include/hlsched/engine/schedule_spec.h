@@ -44,6 +44,8 @@ struct Directive {
                      ///< SpecializeTerm::Aligned `f.output_buffer().dim(dim).min() % value == 0` or
                      ///< SpecializeTerm::Extent `f.output_buffer().dim(dim).extent() == value`; ends
                      ///< the stage's directives (the specialization copies the schedule made so far)
+    ComputeWith,     ///< .compute_with(at_func, vars[0]): one loop nest with at_func's down to
+                     ///< that loop (loops of the same names, hence one GPU kernel)
   };
   Kind kind;
   std::vector<std::string> vars;     ///< Halide names of loop variables (Var or RVar)
