@@ -12,6 +12,8 @@
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/compile_check.h"
+#include "cost/kernel_model.h"
+#include "cost/learned_model.h"
 #include "schedule/state_to_spec.h"
 #include "search/atomic_lowering.h"
 #include "search/decision_options.h"
@@ -86,6 +88,33 @@ Halide::Pipeline table_histogram(bool through_wrapped) {
   Expr value = in(r.x, r.y);
   hist(through_wrapped ? wrapped(value) : clamp(table(value), 0, 1023)) += 1;
   hist.set_estimates({{0, 1024}});
+  return Pipeline(hist);
+}
+
+// Random pipeline 400141 (`hlsched random-pipeline --seed 400141 --stages 7`): a 64-bin
+// histogram of a float Func whose values lie in [0, 255] (the smaller of an 8-bit and a 16-bit
+// input), over three reduction dimensions. Its beam schedule privatized the update (a copy per
+// block in shared memory) with the Func at root: Halide clamped the Func's load inside the value's
+// copy of the index, the shared-memory update became a compare-and-swap loop, and the kernel ran
+// 338 ms on the H200 where the same schedule with the Func inlined took 1.07 ms.
+Halide::Pipeline bounded_float_histogram() {
+  using namespace Halide;
+  ImageParam in1(UInt(8), 3, "in1"), in2(UInt(16), 2, "in2");
+  in1.dim(0).set_estimate(0, 1760);
+  in1.dim(1).set_estimate(0, 176);
+  in1.dim(2).set_estimate(0, 4);
+  in2.dim(0).set_estimate(0, 640);
+  in2.dim(1).set_estimate(0, 360);
+  Var x("x"), y("y"), c("c"), i("i");
+  Func in1_mirror = BoundaryConditions::mirror_interior(in1);
+  Func in2_edge = BoundaryConditions::repeat_edge(in2);
+  Func mix("mix_2"), hist("hist_3");
+  mix(x, y, c) = cast<float>(min(cast<int32_t>(in1_mirror(x, y, c)), cast<int32_t>(in2_edge(x * 4 / 11, y * 2))));
+  RDom r(0, 1760, 0, 176, 0, 4, "r_hist_3");
+  hist(i) = 0;
+  Expr scaled = clamp(mix(r.x, r.y, r.z) * 64.0f, 0.0f, 63.0f);
+  hist(clamp(cast<int32_t>(scaled), 0, 63)) += 1;
+  hist.set_estimates({{0, 64}});
   return Pipeline(hist);
 }
 
@@ -251,4 +280,74 @@ TEST_CASE("random pipeline 200124's random walks keep its histogram on atomic ad
     CHECK(lowered.find("atom.global.cas") == std::string::npos);
   }
   CHECK(atomic_walks >= 1);
+}
+
+TEST_CASE("a privatized histogram keeps its shared-memory copy on atomic adds", "[schedule][atomic][privatized]") {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const Halide::Pipeline pipeline = bounded_float_histogram();
+  const PipelineDag dag = build_pipeline_dag(pipeline);
+  const int hist = func_named(dag, "hist_3"), mix = func_named(dag, "mix_2");
+  REQUIRE(hist >= 0);
+  REQUIRE(mix >= 0);
+  CHECK(dag.funcs[mix].clamped_in_indexes);
+  ScheduleState state(dag);
+  bool found = false;
+  for (const FuncDecision &d : standalone_options(dag, hist, gpu, OptionLimits{}))
+    if (d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].privatized) {
+      state.decide(hist, d);
+      found = true;
+      break;
+    }
+  REQUIRE(found);
+
+  // Materialized, mix_2 would be clamped in the value's copy of the index only: not offered.
+  const std::vector<FuncDecision> options = decision_options(dag, state, mix, gpu, OptionLimits{});
+  REQUIRE_FALSE(options.empty());
+  for (const FuncDecision &d : options) CHECK(d.level != ComputeLevel::Root);
+
+  // Forced to root anyway, the kernel model knows the loop and charges it: far above the same
+  // kernel with mix_2 inlined (adds).
+  auto hist_update_ms = [&](const FuncDecision &mix_decision, bool expect_cas) {
+    ScheduleState s = state;
+    s.decide(mix, mix_decision);
+    const KernelModel km = build_kernel_model(dag, s, hist, 1, gpu);
+    REQUIRE(km.valid);
+    CHECK(km.cas_loop == expect_cas);
+    return predict_kernel_cost(nullptr, dag, s, km, gpu).terms_ms.at("atomics");
+  };
+  const std::vector<FuncDecision> own = standalone_options(dag, mix, gpu, OptionLimits{});
+  REQUIRE(own.back().level == ComputeLevel::Root);
+  CHECK(hist_update_ms(own.back(), true) > 20 * hist_update_ms(FuncDecision{ComputeLevel::Inline}, false));
+
+  // Consumers first with each Func's first option: shared-memory adds, no compare-and-swap.
+  for (int f = int(dag.funcs.size()) - 1; f >= 0; f--)
+    if (!state.decided[f]) state.decide(f, decision_options(dag, state, f, gpu, OptionLimits{}).front());
+  const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+  INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
+  apply_schedule(spec, pipeline, ApplyMode::Gpu);
+  const std::string lowered = compile_for_cuda(pipeline);
+  CHECK(lowered.find("atom.shared.add") != std::string::npos);
+  CHECK(lowered.find("atom.shared.cas") == std::string::npos);
+}
+
+TEST_CASE("a Func bounded on one side only is clamped where it indexes", "[schedule][atomic]") {
+  // Random pipeline 400119: saturating_cast<int16_t>(max(v, 0)) lies in [0, 32767]; Halide 14
+  // clamped its load to max(v, 0) inside a histogram's index (a compare-and-swap loop, 170 ms).
+  using namespace Halide;
+  ImageParam in(Int(16), 2, "in");
+  in.dim(0).set_estimate(0, 512);
+  in.dim(1).set_estimate(0, 512);
+  Var x("x"), y("y"), i("i");
+  Func positive("positive"), full("full"), hist("hist");
+  positive(x, y) = saturating_cast<int16_t>(max(cast<int32_t>(in(x, y)), 0));
+  full(x, y) = in(x, y);
+  RDom r(0, 512, 0, 512, "r");
+  hist(i) = 0;
+  hist(clamp(cast<int32_t>(positive(r.x, r.y)) / 2048 + cast<int32_t>(full(r.x, r.y)) % 2, 0, 15)) += 1;
+  hist.set_estimates({{0, 16}});
+  const PipelineDag dag = build_pipeline_dag(Pipeline(hist));
+  REQUIRE(dag.find("positive") != nullptr);
+  REQUIRE(dag.find("full") != nullptr);
+  CHECK(dag.find("positive")->clamped_in_indexes);
+  CHECK_FALSE(dag.find("full")->clamped_in_indexes);  // the whole int16 range: left alone
 }

@@ -12,6 +12,8 @@ namespace {
 // (docs/PERFORMANCE.md, "Serial points per thread", 2026-12-02), a quarter of the H200's 60 ns.
 // Profiles that measured no block dispatch (0) get no tail either.
 constexpr double kWarpShareOfBlockLaunch = 0.25;
+// Rounds of a compare-and-swap loop per update where a warp's lanes hit one word.
+constexpr double kCasRoundsPerUpdate = 32;
 
 // Blocks of this kernel that fit on one SM at once.
 double resident_blocks_per_sm(const KernelModel &k, const GpuProfile &gpu) {
@@ -139,7 +141,14 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   const double global_chain = k.global_atomics / k.atomic_addresses * gpu.global_same_address_atomic_seconds;
   const double shared_chain =
       waves * k.shared_atomics_per_block / k.atomic_addresses * gpu.shared_same_address_atomic_seconds;
-  const double atomics = global_chain + shared_chain;
+  // A compare-and-swap loop succeeds for one lane of those that collide per round, the others
+  // retry: a histogram's hot bins make every update wait about a warp's worth of rounds (random
+  // pipelines 400141 and 400119: 338 and 170 ms on the H200 where adds took about 1 ms).
+  const double cas_chain = k.cas_loop ? kCasRoundsPerUpdate * (k.global_atomics * gpu.global_same_address_atomic_seconds +
+                                                               waves * k.shared_atomics_per_block *
+                                                                   gpu.shared_same_address_atomic_seconds)
+                                      : 0.0;
+  const double atomics = std::max(global_chain + shared_chain, cas_chain);
   // Reduction loops inside each thread: a thread's steps run one after another, each waiting on
   // the one before, so the kernel takes at least its waves x one thread's chain, however few
   // bytes it moves (a scan over 2559 rows on 18 blocks). Unrolled steps overlap most of the wait.

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cost/folded_phases.h"
+#include "search/atomic_lowering.h"
 #include "hlsched/engine/gpu_profile.h"
 
 namespace hlsched {
@@ -943,7 +944,10 @@ private:
       km.store_efficiency = 1;  // the copy is added bin by bin, consecutive threads, consecutive bins
     }
 
-    if (tiling.atomic || tiling.privatized) km.store_instruction_efficiency = km.store_efficiency;
+    if (tiling.atomic || tiling.privatized) {
+      km.store_instruction_efficiency = km.store_efficiency;
+      km.cas_loop = atomic_update_lowers_to_cas(dag_, state_, root_, stage_);
+    }
     if (!tiling.single_thread && !tiling.privatized) charge_idle_lanes(tiling, km);
     charge_join_spills(tiling, km);
     // Register blocking unrolls a thread's points; a privatized scatter loops over them.

@@ -104,6 +104,9 @@ struct KernelModel {
   double global_atomics = 0;
   double shared_atomics_per_block = 0;
   double atomic_addresses = 1;
+  /// Halide lowers the scatter to a compare-and-swap loop instead of atomic adds
+  /// (search/atomic_lowering.h): colliding lanes retry one after another.
+  bool cas_loop = false;
   std::vector<GlobalRead> global_reads;
   std::vector<FusedFunc> fused;
   /// The sibling whose kernel also computes this stage (FuncDecision::computed_with): one launch

@@ -8,7 +8,7 @@
 //  - common-subexpression elimination runs on each separately (at definition and again after
 //    inlining): any subexpression of the index repeated there, or shared with the increment,
 //    becomes a let with a different name on each side;
-//  - clamp_unsafe_accesses clamps calls to a Func whose values lie strictly inside its type's
+//  - clamp_unsafe_accesses clamps calls to a Func whose values are bounded short of its type's
 //    range where they sit inside another Func's arguments: inside f(index) on the value's side,
 //    not in the store's index.
 // These helpers extract, per Func and per update, what search/atomic_lowering.h needs to predict
@@ -25,8 +25,8 @@
 namespace hlsched {
 
 /// Whether Halide 14 clamps calls to each pure Func where they index another Func: its values'
-/// bounds (computed as Halide's compute_function_value_bounds does) lie strictly inside its
-/// type's range. `order`: producers first.
+/// bounds (computed as Halide's compute_function_value_bounds does) are finite and not its type's
+/// whole range. `order`: producers first.
 std::map<std::string, bool> funcs_clamped_in_indexes(const std::vector<std::string> &order,
                                                      const std::map<std::string, Halide::Internal::Function> &env);
 

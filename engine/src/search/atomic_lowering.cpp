@@ -14,9 +14,11 @@ struct Reach {
   bool computed_arguments = false;  ///< some call's arguments are not the caller's own point
 };
 
-bool global_atomic(const FuncDecision &d, int stage) {
+// Tiled as an atomic scatter: on global memory, or privatized (a copy per block in shared memory,
+// merged into global memory atomically). Both lower to compare-and-swap loops the same way.
+bool atomic_scatter(const FuncDecision &d, int stage) {
   if (d.level != ComputeLevel::Root || stage >= int(d.tilings.size())) return false;
-  return d.tilings[stage].atomic && !d.tilings[stage].privatized;
+  return d.tilings[stage].atomic || d.tilings[stage].privatized;
 }
 
 }  // namespace
@@ -85,7 +87,7 @@ bool decision_breaks_atomic_add(const PipelineDag &dag, const ScheduleState &sta
   for (int c = func + 1; c < int(dag.funcs.size()); c++) {
     if (!state.decided[c]) continue;
     for (const StageNode &s : dag.funcs[c].stages) {
-      if (!s.atomic_safe || !global_atomic(state.decisions[c], s.index)) continue;
+      if (!s.atomic_safe || !atomic_scatter(state.decisions[c], s.index)) continue;
       // Only what this decision changes: an update already lowered to CAS by others is not its fault.
       if (atomic_update_lowers_to_cas(dag, state, c, s.index, func, &d) &&
           !atomic_update_lowers_to_cas(dag, state, c, s.index))

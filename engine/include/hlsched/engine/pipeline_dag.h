@@ -137,7 +137,7 @@ struct FuncNode {
   bool has_extern_definition = false;
   bool is_boundary_condition = false;  ///< made by Halide::BoundaryConditions (clamped loads of one producer)
   /// Halide 14 clamps this Func's calls to its value bounds where they index another Func (its
-  /// values lie strictly inside its type's range): see dag/atomic_index.h.
+  /// values are bounded short of its type's whole range): see dag/atomic_index.h.
   bool clamped_in_indexes = false;
   bool repeats_subexpression = false;  ///< its definition holds a repeated subexpression (a let)
   bool repeats_argument = false;       ///< its definition uses one of its arguments more than once
