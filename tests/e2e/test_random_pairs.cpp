@@ -452,13 +452,17 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
 // and 1150-1159 hold 9 of the 15 in seeds 1000-1399) and 1-D histograms of 2-D images
 // (privatized scatters).
 constexpr int kPairsPerShard = 10, kPairsSamples = 6;
-const std::vector<uint64_t> kPairsShardSeeds = {1000, 1010, 1020, 1030, 1080, 1150};
+const std::vector<uint64_t> kPairsShardSeeds = {1000, 1010, 1020, 1030, 1080, 1150, 1176, 1232, 1273};
 TEST_CASE("random pairs: seeds 1000-1009", "[e2e][random][pairs]") { check_pairs(1000, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1010-1019", "[e2e][random][pairs]") { check_pairs(1010, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1020-1029", "[e2e][random][pairs]") { check_pairs(1020, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1030-1039", "[e2e][random][pairs]") { check_pairs(1030, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1080-1089", "[e2e][random][pairs]") { check_pairs(1080, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1150-1159", "[e2e][random][pairs]") { check_pairs(1150, 10, kPairsSamples); }
+// Totals over two loops (partial results): 1178, 1179, 1183; 1232, 1233, 1239; 1273, 1277, 1282.
+TEST_CASE("random pairs: seeds 1176-1185", "[e2e][random][pairs]") { check_pairs(1176, 10, kPairsSamples); }
+TEST_CASE("random pairs: seeds 1232-1241", "[e2e][random][pairs]") { check_pairs(1232, 10, kPairsSamples); }
+TEST_CASE("random pairs: seeds 1273-1282", "[e2e][random][pairs]") { check_pairs(1273, 10, kPairsSamples); }
 
 // The shards above check every construct of the schedule space: the schedules they draw (the
 // same pipelines and random walks, drawn again here without compiling them) use each construct

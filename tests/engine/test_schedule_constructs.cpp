@@ -1115,3 +1115,97 @@ TEST_CASE("a Func computed with its sibling shares the sibling's kernel", "[sche
   CHECK(count_differences(run_siblings(twin.scheduled.pipeline), run_siblings(twin.reference.pipeline)) == 0);
 
 }
+
+namespace {
+
+// An exact total (integer sum of an 8-bit image, 512x256) and the image minus its mean.
+struct TotalPipeline {
+  Halide::ImageParam in{Halide::UInt(8), 2, "in"};
+  Halide::Func total{"total"}, out{"out"};
+  Halide::Pipeline pipeline;
+  TotalPipeline() {
+    using namespace Halide;
+    Var x("x"), y("y");
+    in.dim(0).set_estimate(0, 512);
+    in.dim(1).set_estimate(0, 256);
+    RDom r(0, 512, 0, 256, "r_total");
+    total() = 0;
+    total() += cast<int32_t>(in(r.x, r.y));
+    out(x, y) = cast<int32_t>(in(x, y)) * (512 * 256) - total();
+    out.set_estimates({{0, 512}, {0, 256}});
+    pipeline = Pipeline(out);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a total run in one thread is factored into partial results", "[schedule][constructs][partials]") {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  TotalPipeline p;
+  const PipelineDag dag = build_pipeline_dag(p.pipeline);
+  const int total = func_named(dag, "total"), out = func_named(dag, "out");
+  REQUIRE(total >= 0);
+  REQUIRE(out >= 0);
+  REQUIRE(dag.funcs[total].stages.size() == 2);
+  CHECK(dag.funcs[total].stages[1].rfactor_safe);
+
+  // Offered beside the one-thread kernel: a warp per block, a thread per column.
+  const std::vector<FuncDecision> options = standalone_options(dag, total, gpu, OptionLimits{});
+  auto partials = std::find_if(options.begin(), options.end(),
+                               [](const FuncDecision &d) { return d.tilings.size() == 2 && d.tilings[1].partials; });
+  auto serial = std::find_if(options.begin(), options.end(), [](const FuncDecision &d) {
+    return d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].single_thread;
+  });
+  REQUIRE(partials != options.end());
+  REQUIRE(serial != options.end());
+  CHECK(partials->tilings[1].threads.front() == 32);
+  CHECK(decision_constructs(dag, total, *partials) ==
+        std::vector<std::string>{"root kernel", "single thread", "partial results (rfactor)"});
+
+  // Kernel model: 512 partial results of 256 steps each, combined in 512 more; far cheaper than
+  // 131,072 steps in one thread.
+  auto state_with = [&](const FuncDecision &d) {
+    ScheduleState state(dag);
+    state.decide(out, standalone_options(dag, out, gpu, OptionLimits{}).front());
+    state.decide(total, d);
+    for (int f = int(dag.funcs.size()) - 1; f >= 0; f--)
+      if (!state.decided[f]) state.decide(f, decision_options(dag, state, f, gpu, OptionLimits{}).front());
+    return state;
+  };
+  const ScheduleState factored = state_with(*partials), one_thread = state_with(*serial);
+  const KernelModel km = build_kernel_model(dag, factored, total, 1, gpu);
+  REQUIRE(km.valid);
+  CHECK(km.partial_results == 512);
+  CHECK(km.serial_steps_per_thread == 256);
+  const KernelModel single = build_kernel_model(dag, one_thread, total, 1, gpu);
+  REQUIRE(single.valid);
+  CHECK(cost_of_kernel(km, gpu).total_ms * 10 < cost_of_kernel(single, gpu).total_ms);
+
+  // Emitted as rfactor along the innermost reduction loop; the intermediate computed at root.
+  const ScheduleSpec spec = state_to_spec(dag, factored, gpu);
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  CHECK(code.find("Func total_intm = total.update(0).rfactor(r_total_x, part);") != std::string::npos);
+  CHECK(code.find("total.update(0).gpu_single_thread();") != std::string::npos);
+  CHECK(code.find("total_intm.compute_root()") != std::string::npos);
+  CHECK(code.find("total_intm.update(0).gpu_tile(part, parto, parti, 32, TailStrategy::GuardWithIf);") !=
+        std::string::npos);
+
+  // Compiles for CUDA (two kernels more than one thread's), and on the CPU computes the exact sum.
+  apply_schedule(spec, p.pipeline, ApplyMode::Gpu);
+  const CompiledPipeline factored_kernels = compile_pipeline(p.pipeline, default_gpu_target());
+  TotalPipeline q;
+  apply_schedule(state_to_spec(build_pipeline_dag(q.pipeline), one_thread, gpu), q.pipeline, ApplyMode::Gpu);
+  CHECK(factored_kernels.gpu_kernels == compile_pipeline(q.pipeline, default_gpu_target()).gpu_kernels + 2);
+
+  TotalPipeline cpu;
+  apply_schedule(state_to_spec(build_pipeline_dag(cpu.pipeline), factored, gpu), cpu.pipeline, ApplyMode::Cpu);
+  Halide::Buffer<uint8_t> input(512, 256);
+  int64_t sum = 0;
+  for (int y = 0; y < 256; y++)
+    for (int x = 0; x < 512; x++) sum += (input(x, y) = uint8_t((x * 7 + y * 13) % 251));
+  cpu.in.set(input);
+  Halide::Buffer<int32_t> result = cpu.pipeline.realize({512, 256}, Halide::get_host_target());
+  CHECK(result(3, 5) == int32_t(int64_t(input(3, 5)) * 512 * 256 - sum));
+  CHECK(result(511, 255) == int32_t(int64_t(input(511, 255)) * 512 * 256 - sum));
+}

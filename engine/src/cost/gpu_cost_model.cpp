@@ -157,6 +157,10 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   const double step =
       step_wait * (gpu.unrolled_step_overlap / std::max(1.0, k.unrolled_steps) + 1 - gpu.unrolled_step_overlap);
   const double reduction_chain = waves * k.serial_steps_per_thread * step;
+  // Partial results of a factored reduction: the kernel above computes them, one more kernel
+  // initializes them and the stage's own kernel combines them in one thread, a step each.
+  const double combine = k.partial_results * step_wait;
+  const double extra_launches = k.partial_results > 0 ? 2 * gpu.kernel_launch_seconds : 0.0;
   // Producers fused into a pure kernel (per thread or per block): each thread computes its share
   // of their points one after another before its own, each point waiting on its loads like a
   // reduction step; unrolled in registers, the points' loads overlap as unrolled steps do. The
@@ -165,12 +169,13 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
 
   cost.terms_ms = {{"compute", compute * ms}, {"dram", dram * ms},       {"l2", l2 * ms},
                    {"l1", l1 * ms},           {"shared_memory", shared * ms}, {"latency", latency * ms},
-                   {"sync", sync * ms},       {"launch", launch * ms},
+                   {"sync", sync * ms},       {"launch", (launch + extra_launches) * ms},
                    {"atomics", atomics * ms}, {"block_launch", block_launch * ms},
                    {"wave_tail", wave_tail * ms}, {"fused_chain", fused_chain * ms}};
-  if (reduction_chain > 0) cost.terms_ms["reduction_chain"] = reduction_chain * ms;
+  if (reduction_chain > 0) cost.terms_ms["reduction_chain"] = (reduction_chain + combine) * ms;
   const double throughput = std::max({compute, memory, shared, atomics, reduction_chain});
-  cost.total_ms = (throughput + latency + sync + launch + block_launch + wave_tail + fused_chain) * ms;
+  cost.total_ms =
+      (throughput + latency + sync + launch + block_launch + wave_tail + fused_chain + combine + extra_launches) * ms;
   if (launch >= throughput + latency) cost.bound = "launch";
   else if (reduction_chain > 0 && reduction_chain >= std::max({compute, memory, shared, atomics}))
     cost.bound = "reduction_chain";

@@ -944,14 +944,24 @@ private:
       km.store_efficiency = 1;  // the copy is added bin by bin, consecutive threads, consecutive bins
     }
 
+    if (tiling.partials) {
+      // The partial results' kernel (StageTiling::partials): a thread per iteration of the
+      // innermost reduction loop runs the other loops whole and stores one partial result.
+      const double partial = double(std::max<int64_t>(1, tiling.extents.front()));
+      km.serial_steps_per_thread = std::max(1.0, double(std::max<int64_t>(1, stage.points)) / partial);
+      km.store_bytes = partial * region_points * double(root.bytes_per_point());
+      km.store_efficiency = 1;  // consecutive threads, consecutive partial results
+      km.partial_results = partial * region_points;
+    }
     if (tiling.atomic || tiling.privatized) {
       km.store_instruction_efficiency = km.store_efficiency;
       km.cas_loop = atomic_update_lowers_to_cas(dag_, state_, root_, stage_);
     }
     if (!tiling.single_thread && !tiling.privatized) charge_idle_lanes(tiling, km);
     charge_join_spills(tiling, km);
-    // Register blocking unrolls a thread's points; a privatized scatter loops over them.
-    const double unrolled = tiling.privatized ? 1 : double(tiling.points_per_thread());
+    // Register blocking unrolls a thread's points; a privatized scatter and partial results loop
+    // over them.
+    const double unrolled = tiling.privatized || tiling.partials ? 1 : double(tiling.points_per_thread());
     km.registers_per_thread = 24 + 2 * unrolled * double(root.types.size()) + thread_points;
     // Halide pads and rounds shared allocations; keep a margin under the hard limit.
     if (shared_bytes > 0.8 * gpu_.shared_memory_per_block) {

@@ -107,6 +107,9 @@ struct KernelModel {
   /// Halide lowers the scatter to a compare-and-swap loop instead of atomic adds
   /// (search/atomic_lowering.h): colliding lanes retry one after another.
   bool cas_loop = false;
+  /// Partial results of a factored reduction (StageTiling::partials) that the stage then
+  /// combines in one thread; 0 otherwise.
+  double partial_results = 0;
   std::vector<GlobalRead> global_reads;
   std::vector<FusedFunc> fused;
   /// The sibling whose kernel also computes this stage (FuncDecision::computed_with): one launch

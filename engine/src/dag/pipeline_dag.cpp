@@ -199,6 +199,10 @@ StageNode describe_stage(const Function &f, int index, const std::map<std::strin
       stage.atomic_safe = !reads.repeats_subexpression;
     }
   }
+  if (is_update && def.values().size() == 1 && def.schedule().rvars().size() >= 2) {
+    AssociativeOp op = prove_associativity(f.name(), def.args(), def.values());
+    stage.rfactor_safe = op.associative() && op.commutative();
+  }
   stage.accesses = describe_accesses(f, def, is_update, env);
   return stage;
 }

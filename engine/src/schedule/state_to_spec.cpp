@@ -228,6 +228,41 @@ FuncSchedule privatize_stage(const FuncNode &f, const StageNode &stage, const St
   return copy;
 }
 
+// A total's partial results (StageTiling::partials): the update factored along its innermost
+// reduction loop into a Func of its own, computed at root a GPU thread per partial result:
+//   Func f_intm = f.update(k).rfactor(rx, part);
+//   f.update(k).gpu_single_thread();                                 // combines the partials
+//   f_intm.compute_root().gpu_tile(part, parto, parti, 32);          // initializes them
+//   f_intm.update(0).gpu_tile(part, parto, parti, 32);
+// Returns the intermediate's schedule, which follows f's in the spec.
+// Measured on the H200 as it is (docs/PERFORMANCE.md, session sixteen): Halide keeps the update's
+// other reduction loops outside the GPU loops, so its kernel launches once per iteration of them
+// (1,440 launches for random pipeline 400140) where the kernel model runs them inside each
+// thread. A reorder putting them inside the thread loops is the next change, to be measured.
+FuncSchedule partial_results_stage(const FuncNode &f, const StageNode &stage, const StageTiling &tiling,
+                                   StageSchedule &out) {
+  LoopNames fresh(stage);
+  const std::string &inner = tiling.vars.front();
+  const std::string part = fresh.make("part", ""), part_o = fresh.make(part, "o"), part_i = fresh.make(part, "i");
+  const std::string intermediate = f.name + "_intm";  // the name Halide 14 gives it
+  out.directives.push_back(Directive{Kind::RFactor, {inner, part}, {}, Halide::TailStrategy::Auto, intermediate});
+  out.directives.push_back(Directive{Kind::GpuSingleThread});
+
+  FuncSchedule partials;
+  partials.func = intermediate;
+  partials.level = ComputeLevel::Root;
+  partials.comment = "the partial results of " + f.name + ": one per iteration of " + inner + ", a GPU thread each";
+  const Directive tile{Kind::GpuTile, {part, part_o, part_i}, {tiling.threads.front()}, kGuard};
+  StageSchedule pure;
+  pure.directives = {Directive{Kind::ComputeRoot}, tile};
+  StageSchedule update;
+  update.stage = 1;
+  update.rvars.assign(tiling.vars.begin() + 1, tiling.vars.end());
+  update.directives = {tile};
+  partials.stages = {pure, update};
+  return partials;
+}
+
 // The directives that spread a per-block Func's pure loops over the block's threads, as
 // block_fused_layout says (the kernel model costs the same layout).
 std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTiling &root_tiling,
@@ -425,6 +460,11 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
           if (!func.is_output)
             for (const auto &[loop, modulus] : phases.alignment)
               stage.directives.push_back(Directive{Kind::AlignBounds, {loop}, {modulus}});
+        }
+        if (d.tilings[s].partials) {
+          intermediates.push_back(partial_results_stage(func, func.stages[s], d.tilings[s], stage));
+          fs.stages.push_back(stage);
+          continue;
         }
         if (d.tilings[s].privatized) {
           intermediates.push_back(privatize_stage(func, func.stages[s], d.tilings[s], stage));

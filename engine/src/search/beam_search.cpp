@@ -631,7 +631,7 @@ void BeamSearch::widen(ScheduleState &best) {
     FuncDecision wider = *current;
     bool changed = false;
     for (StageTiling &t : wider.tilings) {
-      if (t.single_thread || t.atomic || t.privatized) continue;
+      if (t.single_thread || t.atomic || t.privatized || t.partials) continue;
       const int x = t.innermost_thread_loop();
       // Register tiles (4+ points per thread along x) load whole rows per thread already.
       if (x < 0 || t.serial[size_t(x)] >= 4) continue;

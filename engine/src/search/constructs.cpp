@@ -17,6 +17,7 @@ void tiling_constructs(const StageTiling &t, std::set<std::string> &used) {
   if (t.reduction_unroll > 1) used.insert("unrolled reduction loop");
   if (t.single_thread) return used.insert("single thread"), void();
   if (t.privatized) return used.insert("privatized scatter"), void();
+  if (t.partials) return used.insert("partial results (rfactor)"), void();
   if (t.atomic) return used.insert("atomic scatter"), void();
   if (t.own_tiling) used.insert("update tiled independently");
   if (t.slab > 0) used.insert("reduction in slabs");
@@ -45,6 +46,7 @@ const std::vector<std::string> &all_constructs() {
       "single thread",
       "atomic scatter",
       "privatized scatter",
+      "partial results (rfactor)",
       "small loop in thread",
       "points per thread along x",
       "2-D points per thread",

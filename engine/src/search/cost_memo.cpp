@@ -71,6 +71,7 @@ uint64_t CostMemo::kernel_key(const std::vector<uint64_t> &content,
   h.add(uint64_t(stage));
   for (const StageTiling &t : state.decisions[root].tilings) {
     for (size_t i = 0; i < t.vars.size(); i++) h.add(uint64_t(t.threads[i] * 1024 + t.serial[i]) * 2 + t.in_thread[i]);
+    if (t.partials) h.add(uint64_t(0x9a271a15));
     h.add(uint64_t(t.single_thread) | uint64_t(t.atomic) << 1 | uint64_t(t.privatized) << 2 |
           uint64_t(t.reduction_unroll) << 3 | uint64_t(t.slab) << 16);
   }

@@ -113,7 +113,7 @@ bool kernel_accepts_fusion(const PipelineDag &dag, const ScheduleState &state, i
   const FuncDecision &d = state.decisions[root];
   if (d.level != ComputeLevel::Root || d.tilings.size() != dag.funcs[root].stages.size()) return false;
   const StageTiling &last = d.tilings.back();
-  if (last.single_thread || last.atomic || last.privatized) return false;
+  if (last.single_thread || last.atomic || last.privatized || last.partials) return false;
   // A loop run whole inside each thread puts the block's fused Funcs inside a condition that
   // Halide 14's loop partitioning rejects ("Unexpected construct inside if statement": random
   // pipeline 3009, searched).
@@ -129,7 +129,7 @@ bool holds_pinned_reduction(const PipelineDag &dag, const ScheduleState &state, 
   if (d.level != ComputeLevel::Root || d.tilings.size() != 1 || pointwise_reduction(dag, root) != func) return false;
   const int loop = pinned_reduction_loop(dag, root);
   const StageTiling &t = d.tilings.front();
-  if (loop < 0 || t.single_thread || t.atomic || t.privatized) return false;
+  if (loop < 0 || t.single_thread || t.atomic || t.privatized || t.partials) return false;
   for (size_t i = 0; i < t.in_thread.size(); i++)
     if (t.in_thread[i] != (int(i) == loop)) return false;
   return true;
@@ -366,6 +366,30 @@ std::optional<StageTiling> privatized_tiling(const FuncNode &f, const StageNode 
   return t;
 }
 
+// A total (a Func of no arguments) reduced over two or more loops, which would otherwise run in
+// one GPU thread: its partial results along the innermost reduction loop, `threads` per block,
+// each thread running the other loops whole (see StageTiling::partials). Consecutive threads
+// read consecutive points.
+std::optional<StageTiling> partials_tiling(const FuncNode &f, const StageNode &update, int64_t threads) {
+  if (!f.args.empty() || update.index == 0 || !update.rfactor_safe || !empty_tiling(update, update.index).single_thread)
+    return std::nullopt;
+  StageTiling t;
+  for (const LoopDim &loop : update.loops) {
+    if (!loop.is_rvar) continue;
+    t.vars.push_back(loop.var);
+    t.extents.push_back(std::max<int64_t>(1, loop.estimate.extent()));
+  }
+  // Fewer partial results than a few warps' worth are not worth two more kernels.
+  if (t.vars.size() < 2 || t.extents.front() < std::max<int64_t>(64, threads)) return std::nullopt;
+  t.threads.assign(t.vars.size(), 1);
+  t.serial.assign(t.vars.size(), 1);
+  t.in_thread.assign(t.vars.size(), true);
+  t.threads.front() = threads;
+  t.in_thread.front() = false;
+  t.partials = true;
+  return t;
+}
+
 StageTiling update_tiling(const StageNode &update, const StageTiling &pure, const GpuProfile &gpu) {
   StageTiling t = empty_tiling(update, update.index);
   if (t.single_thread) {
@@ -411,7 +435,7 @@ std::vector<StageTiling> own_update_tilings(const StageNode &update, const GpuPr
 }
 
 std::vector<int64_t> reduction_unroll_factors(const StageNode &update, const StageTiling &tiling) {
-  if (tiling.atomic || tiling.privatized) return {};
+  if (tiling.atomic || tiling.privatized || tiling.partials) return {};
   for (const LoopDim &loop : update.loops) {
     if (!loop.is_rvar) continue;
     // The innermost reduction loop: whole when short (a convolution's taps), else in steps of
@@ -427,7 +451,7 @@ std::vector<int64_t> reduction_unroll_factors(const StageNode &update, const Sta
 }
 
 std::vector<int64_t> slab_sizes(const StageNode &update, const StageTiling &tiling) {
-  if (update.index == 0 || tiling.single_thread || tiling.atomic || tiling.privatized) return {};
+  if (update.index == 0 || tiling.single_thread || tiling.atomic || tiling.privatized || tiling.partials) return {};
   // Fused Funcs never go into kernels with a loop whole inside each thread (kernel_accepts_fusion).
   if (tiling.has_in_thread_loop()) return {};
   int64_t extent = 0;  // of the outermost reduction loop
@@ -500,7 +524,7 @@ UpdateChoices update_choices(const PipelineDag &dag, int func, const FuncDecisio
   c.best_unroll.assign(f.stages.size(), 1);
   for (size_t s = 1; s < f.stages.size(); s++) {
     const StageTiling &follow = inherited.tilings[s];
-    if (follow.privatized || follow.atomic) continue;
+    if (follow.privatized || follow.atomic || follow.partials) continue;
     c.own[s] = own_update_tilings(f.stages[s], gpu);
     c.unrolls[s] = reduction_unroll_factors(f.stages[s], follow);
     if (!rank) continue;
@@ -617,6 +641,21 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
     // Scatters with few points and many updates (histograms) contend on their atomics: the
     // same kernel privatized per block, with a few strip heights. Only the last stage: the copy
     // is computed at a loop of f, and Halide's compute_at(f, loop) means f's last stage.
+    // A total run in one thread: its first such update factored into partial results, a warp per
+    // block (more SMs busy); random walks also a warp to four.
+    const std::vector<int64_t> partial_threads =
+        limits.every_update_option ? std::vector<int64_t>{32, 64, 128} : std::vector<int64_t>{32};
+    for (size_t s = 1; s < f.stages.size(); s++) {
+      bool any = false;
+      for (int64_t threads : partial_threads)
+        if (auto p = partials_tiling(f, f.stages[s], threads)) {
+          FuncDecision variant = root;
+          variant.tilings[s] = *p;
+          options.push_back(variant);
+          any = true;
+        }
+      if (any) break;
+    }
     const size_t last = f.stages.size() - 1;
     for (int64_t rows : limits.coarse ? std::vector<int64_t>{16} : std::vector<int64_t>{4, 16, 64})
       if (auto p = last > 0 ? privatized_tiling(f, f.stages[last], gpu, rows) : std::nullopt) {
@@ -693,7 +732,7 @@ std::vector<FuncDecision> sibling_options(const PipelineDag &dag, const Schedule
     const FuncDecision &d = state.decisions[s];
     if (d.level != ComputeLevel::Root || d.computed_with >= 0 || d.tilings.size() != 1) continue;
     const StageTiling &t = d.tilings[0];
-    if (t.single_thread || t.atomic || t.privatized || t.slab > 0) continue;
+    if (t.single_thread || t.atomic || t.privatized || t.partials || t.slab > 0) continue;
     if (can_share_a_kernel(dag.funcs[s]) && same_loops(f, dag.funcs[s])) candidates.push_back(int(s));
   }
   if (candidates.empty()) return options;

@@ -114,6 +114,7 @@ uint64_t ScheduleState::exact_hash() const {
       hasher.add(t.single_thread);
       hasher.add(t.atomic);
       hasher.add(t.privatized);
+      if (t.partials) hasher.add(uint64_t(0x9a271a15));
       // Only when used: states without them hash (and break ties) as before they existed.
       if (t.reduction_unroll > 1 || t.own_tiling) {
         hasher.add(uint64_t(t.reduction_unroll));
@@ -142,6 +143,7 @@ uint64_t ScheduleState::structural_hash() const {
     for (const StageTiling &t : d.tilings) {
       if (t.slab > 0) hasher.add(uint64_t(0x51ab0000));
       hasher.add(t.privatized);
+      if (t.partials) hasher.add(uint64_t(0x9a271a15));
       if (t.reduction_unroll > 1 || t.own_tiling) hasher.add(uint64_t(t.reduction_unroll > 1) * 2 + t.own_tiling);
       for (size_t k = 0; k < t.vars.size(); k++)
         hasher.add((t.threads[k] > 1) * 4 + (t.serial[k] > 1) * 2 + t.in_thread[k]);
@@ -194,6 +196,10 @@ std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
       text += std::string(u.own_tiling || u.reduction_unroll > 1 ? "," : "") + " reduction in slabs of " +
               std::to_string(u.slab);
   }
+  for (const StageTiling &u : d.tilings)
+    if (u.partials)
+      text += "; update in " + std::to_string(u.extents.front()) + " partial results along " + u.vars.front() +
+              " (rfactor), combined in one thread";
   for (const StageTiling &u : d.tilings)
     if (u.privatized)
       text += "; update privatized: a shared-memory copy per " + std::to_string(u.serial.back()) + " " + u.vars.back() +

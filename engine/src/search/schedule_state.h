@@ -36,6 +36,12 @@ struct StageTiling {
   /// block), then adds that copy into the output, one global atomic per point of the Func.
   /// The tiling spans the whole innermost loop (threads x serial), so blocks() counts strips.
   bool privatized = false;
+  /// Updates with no pure loop to spread (a total or a histogram run in one thread): the
+  /// reduction is factored over its second reduction loop (rfactor) into partial results, a
+  /// Func of their own computed at root with a GPU thread each (`threads` over that loop; the
+  /// innermost loop, and any other, whole inside each thread); the stage itself then combines
+  /// the partial results in one thread.
+  bool partials = false;
   /// Update stages: the innermost reduction loop split by this factor, the inner part unrolled
   /// inside each thread (instruction-level parallelism: the unrolled steps' loads issue together
   /// and each step's value reaches the next in registers). 1: the loop runs as it is.

@@ -155,10 +155,11 @@ bool WarmStart::read(std::istream &in) {
     for (size_t t = 0; t < tilings; t++) {
       StageTiling tiling;
       size_t vars = 0;
-      int atomic = 0;  // 0: no, 1: atomic, 2: atomic and privatized
-      if (!(in >> tiling.single_thread >> atomic >> vars) || atomic < 0 || atomic > 2) return false;
-      tiling.atomic = atomic > 0;
+      int atomic = 0;  // 0: no, 1: atomic, 2: atomic and privatized, 3: partial results
+      if (!(in >> tiling.single_thread >> atomic >> vars) || atomic < 0 || atomic > 3) return false;
+      tiling.atomic = atomic == 1 || atomic == 2;
       tiling.privatized = atomic == 2;
+      tiling.partials = atomic == 3;
       for (size_t v = 0; v < vars; v++) {
         std::string var;
         int64_t extent = 0, threads = 0, serial = 0;
@@ -200,7 +201,8 @@ void WarmStart::write(std::ostream &out) const {
     out << name << " " << e.local_hash << " " << int(e.decision.level) << " "
         << (e.kernel_root.empty() ? "-" : e.kernel_root) << " " << e.decision.tilings.size();
     for (const StageTiling &t : e.decision.tilings) {
-      out << "  " << t.single_thread << " " << int(t.atomic) + int(t.privatized) << " " << t.vars.size();
+      out << "  " << t.single_thread << " " << (t.partials ? 3 : int(t.atomic) + int(t.privatized)) << " "
+          << t.vars.size();
       for (size_t v = 0; v < t.vars.size(); v++)
         out << " " << t.vars[v] << " " << t.extents[v] << " " << t.threads[v] << " " << t.serial[v] << " "
             << t.in_thread[v];

@@ -95,6 +95,10 @@ struct StageNode {
   /// Update stages: an associative and commutative reduction of one 32-bit value (a histogram's
   /// +=, a max...), so its reduction loops may run in parallel with atomic updates.
   bool atomic_safe = false;
+  /// Update stages of one value with two or more reduction loops whose reduction Halide proves
+  /// associative and commutative (sums, max, min, histograms of any type): rfactor may compute
+  /// partial results over the second reduction loop in parallel (StageTiling::partials).
+  bool rfactor_safe = false;
   /// Atomic-safe updates: call sites per producer in the stored index and in the rest of the
   /// value, for predicting whether Halide lowers the atomic to a compare-and-swap loop
   /// (dag/atomic_index.h, search/atomic_lowering.h).
