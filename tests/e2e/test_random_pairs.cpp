@@ -446,17 +446,18 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
 
 }  // namespace
 
-// 6 shards x 10 pipelines x 6 schedules = 360 pairs, each shard one ctest test (ctest -j2).
-// Seeds 1000-1039, and two shards of seeds chosen for the structures that are rare in random
+// 8 shards x 10 pipelines x 6 schedules = 480 pairs, each shard one ctest test (ctest -j2).
+// Seeds 1000-1029, and shards of seeds chosen for the structures that are rare in random
 // pipelines: layers into more than 4 channels that are outputs (rows along a third loop: 1080-1089
-// and 1150-1159 hold 9 of the 15 in seeds 1000-1399) and 1-D histograms of 2-D images
-// (privatized scatters).
+// and 1150-1159 hold 9 of the 15 in seeds 1000-1399), 1-D histograms of 2-D images (privatized
+// scatters), and totals over two loops (partial results: 1176-1185, 1232-1241, 1273-1282 hold 9
+// of the 19 in seeds 1160-1400). Seeds 1030-1039 left when those came: every construct is still
+// drawn at least 12 times without them.
 constexpr int kPairsPerShard = 10, kPairsSamples = 6;
-const std::vector<uint64_t> kPairsShardSeeds = {1000, 1010, 1020, 1030, 1080, 1150, 1176, 1232, 1273};
+const std::vector<uint64_t> kPairsShardSeeds = {1000, 1010, 1020, 1080, 1150, 1176, 1232, 1273};
 TEST_CASE("random pairs: seeds 1000-1009", "[e2e][random][pairs]") { check_pairs(1000, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1010-1019", "[e2e][random][pairs]") { check_pairs(1010, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1020-1029", "[e2e][random][pairs]") { check_pairs(1020, 10, kPairsSamples); }
-TEST_CASE("random pairs: seeds 1030-1039", "[e2e][random][pairs]") { check_pairs(1030, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1080-1089", "[e2e][random][pairs]") { check_pairs(1080, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1150-1159", "[e2e][random][pairs]") { check_pairs(1150, 10, kPairsSamples); }
 // Totals over two loops (partial results): 1178, 1179, 1183; 1232, 1233, 1239; 1273, 1277, 1282.
@@ -466,7 +467,7 @@ TEST_CASE("random pairs: seeds 1273-1282", "[e2e][random][pairs]") { check_pairs
 
 // The shards above check every construct of the schedule space: the schedules they draw (the
 // same pipelines and random walks, drawn again here without compiling them) use each construct
-// at least 10 times. Prints the counts. Cost: one g++ run of the 60 pipelines and 360 walks.
+// at least 10 times. Prints the counts. Cost: one g++ run of the 80 pipelines and 480 walks.
 TEST_CASE("random pairs: the shards reach every construct", "[e2e][random][pairs][constructs]") {
   constexpr int kMinimum = 10;
   const int pipelines = int(kPairsShardSeeds.size()) * kPairsPerShard;
