@@ -134,21 +134,26 @@ bool offers_inline(const std::vector<FuncDecision> &options) {
                      [](const FuncDecision &d) { return d.level == ComputeLevel::Inline; });
 }
 
+// Decides `hist` at root with its update an atomic scatter (privatized or on global memory), the
+// first such option standalone_options offers; false when there is none.
+bool decide_atomic_update(const PipelineDag &dag, ScheduleState &state, int hist, const GpuProfile &gpu,
+                          bool privatized) {
+  for (const FuncDecision &d : standalone_options(dag, hist, gpu, OptionLimits{}))
+    if (d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].atomic &&
+        d.tilings[1].privatized == privatized) {
+      state.decide(hist, d);
+      return true;
+    }
+  return false;
+}
+
 // hist at root with its update atomic; edges inlined into it or in a kernel of its own.
 ScheduleState with_atomic_hist(const PipelineDag &dag, const GpuProfile &gpu, bool edges_inlined) {
   ScheduleState state(dag);
   const int hist = func_named(dag, "hist"), edges = func_named(dag, "edges");
   REQUIRE(hist >= 0);
   REQUIRE(edges >= 0);
-  bool found = false;
-  for (const FuncDecision &d : standalone_options(dag, hist, gpu, OptionLimits{}))
-    if (d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].atomic &&
-        !d.tilings[1].privatized) {
-      state.decide(hist, d);
-      found = true;
-      break;
-    }
-  REQUIRE(found);
+  REQUIRE(decide_atomic_update(dag, state, hist, gpu, false));
   if (edges_inlined) {
     state.decide(edges, FuncDecision{ComputeLevel::Inline});
   } else {
@@ -204,14 +209,7 @@ void check_table(bool through_wrapped, const std::string &name, ComputeLevel for
   REQUIRE(hist >= 0);
   REQUIRE(table >= 0);
   ScheduleState state(dag);
-  bool found = false;
-  for (const FuncDecision &d : standalone_options(dag, hist, gpu, OptionLimits{}))
-    if (d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].atomic && !d.tilings[1].privatized) {
-      state.decide(hist, d);
-      found = true;
-      break;
-    }
-  REQUIRE(found);
+  REQUIRE(decide_atomic_update(dag, state, hist, gpu, false));
   const std::vector<FuncDecision> options = decision_options(dag, state, table, gpu, OptionLimits{});
   REQUIRE_FALSE(options.empty());
   for (const FuncDecision &d : options) CHECK(d.level != forbidden);
@@ -291,14 +289,7 @@ TEST_CASE("a privatized histogram keeps its shared-memory copy on atomic adds", 
   REQUIRE(mix >= 0);
   CHECK(dag.funcs[mix].clamped_in_indexes);
   ScheduleState state(dag);
-  bool found = false;
-  for (const FuncDecision &d : standalone_options(dag, hist, gpu, OptionLimits{}))
-    if (d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].privatized) {
-      state.decide(hist, d);
-      found = true;
-      break;
-    }
-  REQUIRE(found);
+  REQUIRE(decide_atomic_update(dag, state, hist, gpu, true));
 
   // Materialized, mix_2 would be clamped in the value's copy of the index only: not offered.
   const std::vector<FuncDecision> options = decision_options(dag, state, mix, gpu, OptionLimits{});
