@@ -322,7 +322,8 @@ std::vector<StageTiling> tiling_options(const StageNode &stage, int stage_index,
 
 // A scatter into a commutative reduction (histograms): its reduction loops spread over the GPU,
 // each update an atomic operation.
-StageTiling atomic_tiling(const StageNode &update) {
+// A tiling over an update's reduction loops (innermost first), none of them spread yet.
+StageTiling reduction_loops_tiling(const StageNode &update) {
   StageTiling t;
   for (const LoopDim &loop : update.loops) {
     if (!loop.is_rvar) continue;
@@ -332,6 +333,11 @@ StageTiling atomic_tiling(const StageNode &update) {
   t.threads.assign(t.vars.size(), 1);
   t.serial.assign(t.vars.size(), 1);
   t.in_thread.assign(t.vars.size(), false);
+  return t;
+}
+
+StageTiling atomic_tiling(const StageNode &update) {
+  StageTiling t = reduction_loops_tiling(update);
   t.atomic = true;
   const std::vector<size_t> loops = thread_loops(t);
   const int64_t t0 = std::min<int64_t>(32, ceil_pow2(t.extents[loops[0]]));
@@ -373,16 +379,9 @@ std::optional<StageTiling> privatized_tiling(const FuncNode &f, const StageNode 
 std::optional<StageTiling> partials_tiling(const FuncNode &f, const StageNode &update, int64_t threads) {
   if (!f.args.empty() || update.index == 0 || !update.rfactor_safe || !empty_tiling(update, update.index).single_thread)
     return std::nullopt;
-  StageTiling t;
-  for (const LoopDim &loop : update.loops) {
-    if (!loop.is_rvar) continue;
-    t.vars.push_back(loop.var);
-    t.extents.push_back(std::max<int64_t>(1, loop.estimate.extent()));
-  }
+  StageTiling t = reduction_loops_tiling(update);
   // Fewer partial results than a few warps' worth are not worth two more kernels.
   if (t.vars.size() < 2 || t.extents.front() < std::max<int64_t>(64, threads)) return std::nullopt;
-  t.threads.assign(t.vars.size(), 1);
-  t.serial.assign(t.vars.size(), 1);
   t.in_thread.assign(t.vars.size(), true);
   t.threads.front() = threads;
   t.in_thread.front() = false;
