@@ -1137,6 +1137,35 @@ struct TotalPipeline {
   }
 };
 
+
+// A histogram weighted by the value it bins: the index and the increment read the same point,
+// which Halide 14 lowers to a compare-and-swap loop, so it has no atomic form.
+struct WeightedHistogramPipeline {
+  Halide::ImageParam in{Halide::UInt(8), 2, "in"};
+  Halide::Func hist{"hist"}, out{"out"};
+  Halide::Pipeline pipeline;
+  WeightedHistogramPipeline() {
+    using namespace Halide;
+    Var x("x"), y("y"), i("i");
+    in.dim(0).set_estimate(0, 512);
+    in.dim(1).set_estimate(0, 256);
+    RDom r(0, 512, 0, 256, "r_hist");
+    hist(i) = 0.0f;
+    Expr v = in(r.x, r.y);
+    hist(clamp(cast<int32_t>(v) / 2, 0, 127)) += cast<float>(v);
+    out(x, y) = hist(cast<int32_t>(in(x, y)) / 2);
+    out.set_estimates({{0, 512}, {0, 256}});
+    pipeline = Pipeline(out);
+  }
+};
+
+// Whether the lowered program launches a stage's kernel inside a loop of the host: after the
+// GPU loops are offloaded, a loop of the stage left in the host code is one ("for
+// (hist_intm.s1.r_hist$y, 0, 256)" around the partial results' launch, before the reorder).
+bool launched_in_a_loop(const std::string &stmt, const std::string &stage) {
+  return stmt.find("for (" + stage + ".") != std::string::npos;
+}
+
 }  // namespace
 
 TEST_CASE("a total run in one thread is factored into partial results", "[schedule][constructs][partials]") {
@@ -1188,12 +1217,14 @@ TEST_CASE("a total run in one thread is factored into partial results", "[schedu
   CHECK(code.find("Func total_intm = total.update(0).rfactor(r_total_x, part);") != std::string::npos);
   CHECK(code.find("total.update(0).gpu_single_thread();") != std::string::npos);
   CHECK(code.find("total_intm.compute_root()") != std::string::npos);
-  CHECK(code.find("total_intm.update(0).gpu_tile(part, parto, parti, 32, TailStrategy::GuardWithIf);") !=
-        std::string::npos);
+  CHECK(code.find("total_intm.update(0).gpu_tile(part, parto, parti, 32, TailStrategy::GuardWithIf)\n"
+                  "    .reorder(r_total_y, parti, parto);") != std::string::npos);
 
-  // Compiles for CUDA (two kernels more than one thread's), and on the CPU computes the exact sum.
+  // Compiles for CUDA (two kernels more than one thread's, launched once each: the other
+  // reduction loop inside the kernel), and on the CPU computes the exact sum.
   apply_schedule(spec, p.pipeline, ApplyMode::Gpu);
   const CompiledPipeline factored_kernels = compile_pipeline(p.pipeline, default_gpu_target());
+  CHECK_FALSE(launched_in_a_loop(factored_kernels.lowered_stmt, "total_intm.s1"));
   TotalPipeline q;
   apply_schedule(state_to_spec(build_pipeline_dag(q.pipeline), one_thread, gpu), q.pipeline, ApplyMode::Gpu);
   CHECK(factored_kernels.gpu_kernels == compile_pipeline(q.pipeline, default_gpu_target()).gpu_kernels + 2);
@@ -1208,4 +1239,73 @@ TEST_CASE("a total run in one thread is factored into partial results", "[schedu
   Halide::Buffer<int32_t> result = cpu.pipeline.realize({512, 256}, Halide::get_host_target());
   CHECK(result(3, 5) == int32_t(int64_t(input(3, 5)) * 512 * 256 - sum));
   CHECK(result(511, 255) == int32_t(int64_t(input(511, 255)) * 512 * 256 - sum));
+}
+
+TEST_CASE("a histogram without atomics is factored into partial histograms", "[schedule][constructs][partials]") {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  WeightedHistogramPipeline p;
+  const PipelineDag dag = build_pipeline_dag(p.pipeline);
+  const int hist = func_named(dag, "hist"), out = func_named(dag, "out");
+  REQUIRE(hist >= 0);
+  REQUIRE(out >= 0);
+  const StageNode &update = dag.funcs[hist].stages.at(1);
+  CHECK(update.scatter);
+  CHECK(update.rfactor_safe);
+  CHECK_FALSE(update.atomic_safe);
+
+  const std::vector<FuncDecision> options = standalone_options(dag, hist, gpu, OptionLimits{});
+  auto partials = std::find_if(options.begin(), options.end(),
+                               [](const FuncDecision &d) { return d.tilings.size() == 2 && d.tilings[1].partials; });
+  auto serial = std::find_if(options.begin(), options.end(), [](const FuncDecision &d) {
+    return d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].single_thread;
+  });
+  REQUIRE(partials != options.end());
+  REQUIRE(serial != options.end());
+
+  // 512 partial histograms of 256 steps each (a thread per column), combined a thread per bin.
+  auto state_with = [&](const FuncDecision &d) {
+    ScheduleState state(dag);
+    state.decide(out, standalone_options(dag, out, gpu, OptionLimits{}).front());
+    state.decide(hist, d);
+    for (int f = int(dag.funcs.size()) - 1; f >= 0; f--)
+      if (!state.decided[f]) state.decide(f, decision_options(dag, state, f, gpu, OptionLimits{}).front());
+    return state;
+  };
+  const ScheduleState factored = state_with(*partials), one_thread = state_with(*serial);
+  const KernelModel km = build_kernel_model(dag, factored, hist, 1, gpu);
+  REQUIRE(km.valid);
+  CHECK(km.partial_results == 512);
+  CHECK(km.serial_steps_per_thread == 256);
+  const KernelModel single = build_kernel_model(dag, one_thread, hist, 1, gpu);
+  REQUIRE(single.valid);
+  CHECK(cost_of_kernel(km, gpu).total_ms * 10 < cost_of_kernel(single, gpu).total_ms);
+
+  const ScheduleSpec spec = state_to_spec(dag, factored, gpu);
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  CHECK(code.find("Func hist_intm = hist.update(0).rfactor(r_hist_x, part);") != std::string::npos);
+  CHECK(code.find("hist.update(0).gpu_tile(i, io, ii, 64, TailStrategy::GuardWithIf);") != std::string::npos);
+  CHECK(code.find("hist_intm.update(0).gpu_tile(part, parto, parti, 32, TailStrategy::GuardWithIf)\n"
+                  "    .reorder(r_hist_y, parti, parto);") != std::string::npos);
+
+  // Compiles for CUDA with every reduction loop of the partial histograms inside their kernel.
+  apply_schedule(spec, p.pipeline, ApplyMode::Gpu);
+  const CompiledPipeline compiled = compile_pipeline(p.pipeline, default_gpu_target());
+  INFO(compiled.lowered_stmt);
+  CHECK_FALSE(launched_in_a_loop(compiled.lowered_stmt, "hist_intm.s1"));
+
+  // On the CPU, the same schedule bins exactly (sums of small integers in floats).
+  WeightedHistogramPipeline cpu;
+  apply_schedule(state_to_spec(build_pipeline_dag(cpu.pipeline), factored, gpu), cpu.pipeline, ApplyMode::Cpu);
+  Halide::Buffer<uint8_t> input(512, 256);
+  std::vector<double> bins(128, 0.0);
+  for (int y = 0; y < 256; y++)
+    for (int x = 0; x < 512; x++) {
+      input(x, y) = uint8_t((x * 7 + y * 13) % 251);
+      bins[input(x, y) / 2] += input(x, y);
+    }
+  cpu.in.set(input);
+  Halide::Buffer<float> result = cpu.pipeline.realize({512, 256}, Halide::get_host_target());
+  CHECK(double(result(3, 5)) == bins[input(3, 5) / 2]);
+  CHECK(double(result(511, 255)) == bins[input(511, 255) / 2]);
 }

@@ -946,12 +946,14 @@ private:
 
     if (tiling.partials) {
       // The partial results' kernel (StageTiling::partials): a thread per iteration of the
-      // innermost reduction loop runs the other loops whole and stores one partial result.
+      // innermost reduction loop runs the other loops whole into its partial result (a total's
+      // one value, a histogram's copy of every bin, zeroed first and read back to combine).
       const double partial = double(std::max<int64_t>(1, tiling.extents.front()));
       km.serial_steps_per_thread = std::max(1.0, double(std::max<int64_t>(1, stage.points)) / partial);
-      km.store_bytes = partial * region_points * double(root.bytes_per_point());
+      km.store_bytes = (region_points > 1 ? 2 : 1) * partial * region_points * double(root.bytes_per_point());
       km.store_efficiency = 1;  // consecutive threads, consecutive partial results
-      km.partial_results = partial * region_points;
+      // Combined a thread per point of the Func (one for a total), each over every partial result.
+      km.partial_results = partial;
     }
     if (tiling.atomic || tiling.privatized) {
       km.store_instruction_efficiency = km.store_efficiency;

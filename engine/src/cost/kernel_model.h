@@ -107,8 +107,8 @@ struct KernelModel {
   /// Halide lowers the scatter to a compare-and-swap loop instead of atomic adds
   /// (search/atomic_lowering.h): colliding lanes retry one after another.
   bool cas_loop = false;
-  /// Partial results of a factored reduction (StageTiling::partials) that the stage then
-  /// combines in one thread; 0 otherwise.
+  /// Partial results of a factored reduction (StageTiling::partials) per point of the Func, which
+  /// the stage then combines, a thread per point (one for a total); 0 otherwise.
   double partial_results = 0;
   std::vector<GlobalRead> global_reads;
   std::vector<FusedFunc> fused;

@@ -179,16 +179,17 @@ StageNode describe_stage(const Function &f, int index, const std::map<std::strin
     stage.loops.push_back(loop);
   }
   stage.ops = count_operations(definition_exprs(def, is_update));
+  if (is_update)
+    for (const Expr &index : def.args())
+      for (const ReductionVariable &rv : def.schedule().rvars())
+        stage.scatter = stage.scatter || expr_uses_var(index, rv.var);
   if (is_update && def.values().size() == 1 && def.values()[0].type().bits() == 32) {
     // Atomics only for scatters (the stored index depends on the reduction): an update of fixed
     // elements (a total sum) becomes an atomic load in a compare-and-swap loop, which LLVM 14's
     // NVPTX back end cannot select ("Cannot select: AtomicLoad"); scatters of +, max and float +
     // compile.
-    bool scatter = false;
-    for (const Expr &index : def.args())
-      for (const ReductionVariable &rv : def.schedule().rvars()) scatter = scatter || expr_uses_var(index, rv.var);
     AssociativeOp op = prove_associativity(f.name(), def.args(), def.values());
-    stage.atomic_safe = scatter && op.associative() && op.commutative();
+    stage.atomic_safe = stage.scatter && op.associative() && op.commutative();
     if (stage.atomic_safe) {
       const AtomicIndexReads reads = atomic_index_reads(f, def);
       stage.index_reads = reads.index;

@@ -14,6 +14,8 @@ namespace {
 
 using Kind = Directive::Kind;
 constexpr Halide::TailStrategy kGuard = Halide::TailStrategy::GuardWithIf;
+// A histogram's partial results are combined a thread per bin, in blocks of two warps.
+constexpr int64_t kPartialHistogramMergeThreads = 64;
 
 // Names for the loops a split makes, kept clear of the Func's own loop names.
 class LoopNames {
@@ -228,25 +230,34 @@ FuncSchedule privatize_stage(const FuncNode &f, const StageNode &stage, const St
   return copy;
 }
 
-// A total's partial results (StageTiling::partials): the update factored along its innermost
-// reduction loop into a Func of its own, computed at root a GPU thread per partial result:
+// A total's or a histogram's partial results (StageTiling::partials): the update factored along
+// its innermost reduction loop into a Func of its own, computed at root a GPU thread per partial
+// result:
 //   Func f_intm = f.update(k).rfactor(rx, part);
-//   f.update(k).gpu_single_thread();                                 // combines the partials
-//   f_intm.compute_root().gpu_tile(part, parto, parti, 32);          // initializes them
-//   f_intm.update(0).gpu_tile(part, parto, parti, 32);
+//   f.update(k).gpu_single_thread();                         // a total: combines the partials
+//   f.update(k).gpu_tile(i, io, ii, 64);                     // a histogram: a thread per bin
+//   f_intm.compute_root().gpu_tile(part, parto, parti, 32);  // initializes them (a histogram's
+//                                                            // bins serially in each thread)
+//   f_intm.update(0).gpu_tile(part, parto, parti, 32).reorder(ry, ..., parti, parto);
 // Returns the intermediate's schedule, which follows f's in the spec.
-// Measured on the H200 as it is (docs/PERFORMANCE.md, session sixteen): Halide keeps the update's
-// other reduction loops outside the GPU loops, so its kernel launches once per iteration of them
-// (1,440 launches for random pipeline 400140) where the kernel model runs them inside each
-// thread. A reorder putting them inside the thread loops is the next change, to be measured.
 FuncSchedule partial_results_stage(const FuncNode &f, const StageNode &stage, const StageTiling &tiling,
                                    StageSchedule &out) {
   LoopNames fresh(stage);
+  for (const std::string &arg : f.args) fresh.reserve(arg);
   const std::string &inner = tiling.vars.front();
   const std::string part = fresh.make("part", ""), part_o = fresh.make(part, "o"), part_i = fresh.make(part, "i");
   const std::string intermediate = f.name + "_intm";  // the name Halide 14 gives it
   out.directives.push_back(Directive{Kind::RFactor, {inner, part}, {}, Halide::TailStrategy::Auto, intermediate});
-  out.directives.push_back(Directive{Kind::GpuSingleThread});
+  if (f.args.empty()) {
+    out.directives.push_back(Directive{Kind::GpuSingleThread});
+  } else {
+    // The combining stage's loops are the Func's own (its bins) around the partial results.
+    const std::string &bin = f.args.front();
+    out.directives.push_back(Directive{Kind::GpuTile,
+                                       {bin, fresh.make(bin, "o"), fresh.make(bin, "i")},
+                                       {kPartialHistogramMergeThreads},
+                                       kGuard});
+  }
 
   FuncSchedule partials;
   partials.func = intermediate;
@@ -258,7 +269,13 @@ FuncSchedule partial_results_stage(const FuncNode &f, const StageNode &stage, co
   StageSchedule update;
   update.stage = 1;
   update.rvars.assign(tiling.vars.begin() + 1, tiling.vars.end());
-  update.directives = {tile};
+  // The other reduction loops go inside the GPU loops, as the kernel model runs them: Halide
+  // leaves them outside, and each of their iterations launched the kernel again (1,440 launches
+  // per call in random pipeline 400140 on the H200, session sixteen).
+  std::vector<std::string> order = update.rvars;
+  order.push_back(part_i);
+  order.push_back(part_o);
+  update.directives = {tile, Directive{Kind::Reorder, order}};
   partials.stages = {pure, update};
   return partials;
 }

@@ -372,16 +372,30 @@ std::optional<StageTiling> privatized_tiling(const FuncNode &f, const StageNode 
   return t;
 }
 
-// A total (a Func of no arguments) reduced over two or more loops, which would otherwise run in
-// one GPU thread: its partial results along the innermost reduction loop, `threads` per block,
-// each thread running the other loops whole (see StageTiling::partials). Consecutive threads
-// read consecutive points.
+// A histogram's partial results: at most this many bins per copy, and points in all copies
+// (64 MB of floats).
+constexpr double kMaxPartialHistogramBins = 4096, kMaxPartialResultPoints = 16.0 * 1024 * 1024;
+
+// A total (a Func of no arguments) or a histogram without atomics (a one-dimensional Func
+// scattered to, where Halide would lower an atomic update to a compare-and-swap loop, or the
+// type has no atomic add) reduced over two or more loops, which would otherwise run in one GPU
+// thread: its partial results along the innermost reduction loop, `threads` per block, each
+// thread running the other loops whole (see StageTiling::partials). Consecutive threads read
+// consecutive points; a histogram's partial results are a copy of the Func per thread.
 std::optional<StageTiling> partials_tiling(const FuncNode &f, const StageNode &update, int64_t threads) {
-  if (!f.args.empty() || update.index == 0 || !update.rfactor_safe || !empty_tiling(update, update.index).single_thread)
+  const bool total = f.args.empty();
+  const bool histogram = f.args.size() == 1 && update.scatter && !update.atomic_safe;
+  if (!(total || histogram) || update.index == 0 || !update.rfactor_safe ||
+      !empty_tiling(update, update.index).single_thread)
     return std::nullopt;
   StageTiling t = reduction_loops_tiling(update);
   // Fewer partial results than a few warps' worth are not worth two more kernels.
   if (t.vars.size() < 2 || t.extents.front() < std::max<int64_t>(64, threads)) return std::nullopt;
+  // A copy of a histogram per partial result: each thread zeroes its own (serially), and they
+  // all stay within a modest allocation.
+  if (histogram && (region_points(f) > kMaxPartialHistogramBins ||
+                    region_points(f) * double(t.extents.front()) > kMaxPartialResultPoints))
+    return std::nullopt;
   t.in_thread.assign(t.vars.size(), true);
   t.threads.front() = threads;
   t.in_thread.front() = false;

@@ -36,11 +36,11 @@ struct StageTiling {
   /// block), then adds that copy into the output, one global atomic per point of the Func.
   /// The tiling spans the whole innermost loop (threads x serial), so blocks() counts strips.
   bool privatized = false;
-  /// Updates with no pure loop to spread (a total or a histogram run in one thread): the
-  /// reduction is factored over its second reduction loop (rfactor) into partial results, a
-  /// Func of their own computed at root with a GPU thread each (`threads` over that loop; the
-  /// innermost loop, and any other, whole inside each thread); the stage itself then combines
-  /// the partial results in one thread.
+  /// Updates with no pure loop to spread (a total, or a histogram without atomics, run in one
+  /// thread): the reduction is factored along its innermost reduction loop (rfactor) into
+  /// partial results, a Func of their own computed at root with a GPU thread per iteration of
+  /// that loop (`threads` per block; the other reduction loops whole inside each thread). The
+  /// stage itself then combines them: a total in one thread, a histogram a thread per bin.
   bool partials = false;
   /// Update stages: the innermost reduction loop split by this factor, the inner part unrolled
   /// inside each thread (instruction-level parallelism: the unrolled steps' loads issue together

@@ -99,6 +99,8 @@ struct StageNode {
   /// associative and commutative (sums, max, min, histograms of any type): rfactor may compute
   /// partial results over the second reduction loop in parallel (StageTiling::partials).
   bool rfactor_safe = false;
+  /// Update stages whose stored index depends on a reduction loop (a histogram's bin).
+  bool scatter = false;
   /// Atomic-safe updates: call sites per producer in the stored index and in the rest of the
   /// value, for predicting whether Halide lowers the atomic to a compare-and-swap loop
   /// (dag/atomic_index.h, search/atomic_lowering.h).
