@@ -446,18 +446,17 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
 
 }  // namespace
 
-// 8 shards x 10 pipelines x 6 schedules = 480 pairs, each shard one ctest test (ctest -j2).
-// Seeds 1000-1029, and shards of seeds chosen for the structures that are rare in random
+// 6 shards x 10 pipelines x 6 schedules = 360 pairs, each shard one ctest test (ctest -j2).
+// Seeds 1010-1019, and shards of seeds chosen for the structures that are rare in random
 // pipelines: layers into more than 4 channels that are outputs (rows along a third loop: 1080-1089
 // and 1150-1159 hold 9 of the 15 in seeds 1000-1399), 1-D histograms of 2-D images (privatized
 // scatters), and totals over two loops (partial results: 1176-1185, 1232-1241, 1273-1282 hold 9
-// of the 19 in seeds 1160-1400). Seeds 1030-1039 left when those came: every construct is still
-// drawn at least 12 times without them.
+// of the 19 in seeds 1160-1400). Seeds 1000-1009, 1020-1029 and 1030-1039 left to keep the CI run
+// within its time: without them every construct is still drawn at least 12 times (session
+// seventeen's tally per shard and walk).
 constexpr int kPairsPerShard = 10, kPairsSamples = 6;
-const std::vector<uint64_t> kPairsShardSeeds = {1000, 1010, 1020, 1080, 1150, 1176, 1232, 1273};
-TEST_CASE("random pairs: seeds 1000-1009", "[e2e][random][pairs]") { check_pairs(1000, 10, kPairsSamples); }
+const std::vector<uint64_t> kPairsShardSeeds = {1010, 1080, 1150, 1176, 1232, 1273};
 TEST_CASE("random pairs: seeds 1010-1019", "[e2e][random][pairs]") { check_pairs(1010, 10, kPairsSamples); }
-TEST_CASE("random pairs: seeds 1020-1029", "[e2e][random][pairs]") { check_pairs(1020, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1080-1089", "[e2e][random][pairs]") { check_pairs(1080, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1150-1159", "[e2e][random][pairs]") { check_pairs(1150, 10, kPairsSamples); }
 // Totals over two loops (partial results): 1178, 1179, 1183; 1232, 1233, 1239; 1273, 1277, 1282.
@@ -467,7 +466,7 @@ TEST_CASE("random pairs: seeds 1273-1282", "[e2e][random][pairs]") { check_pairs
 
 // The shards above check every construct of the schedule space: the schedules they draw (the
 // same pipelines and random walks, drawn again here without compiling them) use each construct
-// at least 10 times. Prints the counts. Cost: one g++ run of the 80 pipelines and 480 walks.
+// at least 10 times. Prints the counts. Cost: one g++ run of the 60 pipelines and 360 walks.
 TEST_CASE("random pairs: the shards reach every construct", "[e2e][random][pairs][constructs]") {
   constexpr int kMinimum = 10;
   const int pipelines = int(kPairsShardSeeds.size()) * kPairsPerShard;
@@ -505,14 +504,13 @@ TEST_CASE("random pairs: the shards reach every construct", "[e2e][random][pairs
 // Searched schedules: random pipelines of 2-12 stages, each scheduled by the beam search with
 // the default options, checked as the pairs are (compiles for CUDA, pasted == applied, CPU twin
 // exact), and the search stays the beam search within its time budget.
-// 4 shards x 30 pipelines = 120 (~150 s of CPU each on the loaded 2-core machine: ~2.5 s per
-// pipeline for two CUDA compiles and two CPU JITs, plus the two g++ runs). Fewer than the 200 of
-// earlier sessions to keep the whole CI run within 40 minutes; the larger sweep below and
-// scripts/bench/random_pairs.sh cover more seeds.
+// 3 shards x 30 pipelines = 90 (310-390 s each on the loaded 2-core machine of session
+// seventeen: ~2.5 s per pipeline for two CUDA compiles and two CPU JITs, plus the two g++ runs).
+// Fewer than the 200 of earlier sessions to keep the whole CI run within 40 minutes; the larger
+// sweep below and scripts/bench/random_pairs.sh cover more seeds.
 TEST_CASE("random searched: seeds 3000-3029", "[e2e][random][searched]") { check_pairs(3000, 30, 1, 12, Schedules::Searched); }
 TEST_CASE("random searched: seeds 3030-3059", "[e2e][random][searched]") { check_pairs(3030, 30, 1, 12, Schedules::Searched); }
 TEST_CASE("random searched: seeds 3060-3089", "[e2e][random][searched]") { check_pairs(3060, 30, 1, 12, Schedules::Searched); }
-TEST_CASE("random searched: seeds 3090-3119", "[e2e][random][searched]") { check_pairs(3090, 30, 1, 12, Schedules::Searched); }
 
 // The larger sweep (scripts/bench/random_pairs.sh), not run by ctest: HLSCHED_PAIRS_FIRST_SEED,
 // HLSCHED_PAIRS_PIPELINES, HLSCHED_PAIRS_SAMPLES and HLSCHED_PAIRS_MAX_STAGES, in batches of

@@ -1283,16 +1283,20 @@ TEST_CASE("a histogram without atomics is factored into partial histograms", "[s
   const ScheduleSpec spec = state_to_spec(dag, factored, gpu);
   const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
   INFO(code);
-  CHECK(code.find("Func hist_intm = hist.update(0).rfactor(r_hist_x, part);") != std::string::npos);
-  CHECK(code.find("hist.update(0).gpu_tile(i, io, ii, 64, TailStrategy::GuardWithIf);") != std::string::npos);
-  CHECK(code.find("hist_intm.update(0).gpu_tile(part, parto, parti, 32, TailStrategy::GuardWithIf)\n"
+  // (Named hist$N when earlier tests of the process made Funcs named hist: its variable is then
+  // hist_N, and its intermediate's hist_N_intm.)
+  std::string h = dag.funcs[hist].name;
+  std::replace(h.begin(), h.end(), '$', '_');
+  CHECK(code.find("Func " + h + "_intm = " + h + ".update(0).rfactor(r_hist_x, part);") != std::string::npos);
+  CHECK(code.find(h + ".update(0).gpu_tile(i, io, ii, 64, TailStrategy::GuardWithIf);") != std::string::npos);
+  CHECK(code.find(h + "_intm.update(0).gpu_tile(part, parto, parti, 32, TailStrategy::GuardWithIf)\n"
                   "    .reorder(r_hist_y, parti, parto);") != std::string::npos);
 
   // Compiles for CUDA with every reduction loop of the partial histograms inside their kernel.
   apply_schedule(spec, p.pipeline, ApplyMode::Gpu);
   const CompiledPipeline compiled = compile_pipeline(p.pipeline, default_gpu_target());
   INFO(compiled.lowered_stmt);
-  CHECK_FALSE(launched_in_a_loop(compiled.lowered_stmt, "hist_intm.s1"));
+  CHECK_FALSE(launched_in_a_loop(compiled.lowered_stmt, dag.funcs[hist].name + "_intm.s1"));
 
   // On the CPU, the same schedule bins exactly (sums of small integers in floats).
   WeightedHistogramPipeline cpu;
