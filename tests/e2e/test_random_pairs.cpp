@@ -13,9 +13,9 @@
 // sum in order; their CPU twins must run but are not compared.
 //
 // Cost (measured 2026-11-30, HLSCHED_PAIRS_VERBOSE=1): a shard of 80 pairs took ~150 s of CPU
-// (2 g++ runs ~12 s; per pair two CUDA compiles ~1.1 s and one CPU JIT ~0.7 s); CI runs shards
-// of 60 pairs (~115 s) and five shards of 40 searched schedules (~105 s), ~9 minutes on 2 cores
-// with ctest -j2, which keeps the whole test run within 25 minutes. The larger sweeps are
+// (2 g++ runs ~12 s; per pair two CUDA compiles ~1.1 s and one CPU JIT ~0.7 s). CI runs six
+// shards of 60 pairs and three shards of 30 searched schedules: on 2 cores with two other
+// processes beside them (2026-12-03) 357-597 s and 211-257 s each. The larger sweeps are
 // scripts/bench/random_pairs.sh (docs/PERFORMANCE.md).
 //
 // How: Halide names Funcs uniquely per process ("erode_2$1" when a second instance is built), and
