@@ -442,10 +442,8 @@ TEST_CASE("a reduction fused per thread holds a 2-D tile of accumulators in regi
   INFO(code);
   // (Halide names a Func "prod$N" when earlier tests of the process made Funcs named prod: the
   // emitted variable is then prod_N, so only the directives are matched; `out` likewise, whose
-  // variable is its DAG name with `$` written `_`.)
-  std::string out_variable = dag.funcs[out].name;
-  std::replace(out_variable.begin(), out_variable.end(), '$', '_');
-  CHECK(code.find(".compute_at(" + out_variable + ", xi)") != std::string::npos);
+  // variable is the emitter's cpp_identifier of its DAG name.)
+  CHECK(code.find(".compute_at(" + cpp_identifier(dag.funcs[out].name) + ", xi)") != std::string::npos);
   CHECK(code.find(".store_in(MemoryType::Register)") != std::string::npos);
   CHECK(code.find(".update(0).reorder(x, y, k_x)\n    .unroll(x)\n    .unroll(y)") != std::string::npos);
 
@@ -1102,9 +1100,8 @@ TEST_CASE("a Func computed with its sibling shares the sibling's kernel", "[sche
   INFO(code);
   const std::string first_name = dag.funcs[size_t(first)].name, second_name = dag.funcs[size_t(second)].name;
   CHECK(describe_decision(dag, with) == "computed with " + first_name + ", in its kernel");
-  std::string first_variable = first_name;  // vertical$N when earlier tests of the process made a vertical
-  std::replace(first_variable.begin(), first_variable.end(), '$', '_');
-  CHECK(code.find(".compute_with(" + first_variable + ", xo);") != std::string::npos);
+  // (vertical$N, variable vertical_N, when earlier tests of the process made a vertical.)
+  CHECK(code.find(".compute_with(" + cpp_identifier(first_name) + ", xo);") != std::string::npos);
 
   // One kernel fewer for CUDA; the CPU twin computes exactly what compute_root computes.
   apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
@@ -1168,6 +1165,34 @@ bool launched_in_a_loop(const std::string &stmt, const std::string &stage) {
   return stmt.find("for (" + stage + ".") != std::string::npos;
 }
 
+// The options of `f`, a root kernel whose update (stage 1) runs in one thread: its update in
+// partial results, and in that one thread.
+struct PartialsOrOneThread {
+  FuncDecision partials, one_thread;
+};
+PartialsOrOneThread partials_or_one_thread(const PipelineDag &dag, int f, const GpuProfile &gpu) {
+  const std::vector<FuncDecision> options = standalone_options(dag, f, gpu, OptionLimits{});
+  auto partials = std::find_if(options.begin(), options.end(),
+                               [](const FuncDecision &d) { return d.tilings.size() == 2 && d.tilings[1].partials; });
+  auto serial = std::find_if(options.begin(), options.end(), [](const FuncDecision &d) {
+    return d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].single_thread;
+  });
+  REQUIRE(partials != options.end());
+  REQUIRE(serial != options.end());
+  return {*partials, *serial};
+}
+
+// The schedule with `f` decided as `d`, `out` at its first standalone option, and every other
+// Func at its first option, consumers first (as the search decides).
+ScheduleState decided_with(const PipelineDag &dag, int out, int f, const FuncDecision &d, const GpuProfile &gpu) {
+  ScheduleState state(dag);
+  state.decide(out, standalone_options(dag, out, gpu, OptionLimits{}).front());
+  state.decide(f, d);
+  for (int g = int(dag.funcs.size()) - 1; g >= 0; g--)
+    if (!state.decided[g]) state.decide(g, decision_options(dag, state, g, gpu, OptionLimits{}).front());
+  return state;
+}
+
 }  // namespace
 
 TEST_CASE("a total run in one thread is factored into partial results", "[schedule][constructs][partials]") {
@@ -1181,29 +1206,15 @@ TEST_CASE("a total run in one thread is factored into partial results", "[schedu
   CHECK(dag.funcs[total].stages[1].rfactor_safe);
 
   // Offered beside the one-thread kernel: a warp per block, a thread per column.
-  const std::vector<FuncDecision> options = standalone_options(dag, total, gpu, OptionLimits{});
-  auto partials = std::find_if(options.begin(), options.end(),
-                               [](const FuncDecision &d) { return d.tilings.size() == 2 && d.tilings[1].partials; });
-  auto serial = std::find_if(options.begin(), options.end(), [](const FuncDecision &d) {
-    return d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].single_thread;
-  });
-  REQUIRE(partials != options.end());
-  REQUIRE(serial != options.end());
-  CHECK(partials->tilings[1].threads.front() == 32);
-  CHECK(decision_constructs(dag, total, *partials) ==
+  const PartialsOrOneThread options = partials_or_one_thread(dag, total, gpu);
+  CHECK(options.partials.tilings[1].threads.front() == 32);
+  CHECK(decision_constructs(dag, total, options.partials) ==
         std::vector<std::string>{"root kernel", "single thread", "partial results (rfactor)"});
 
   // Kernel model: 512 partial results of 256 steps each, combined in 512 more; far cheaper than
   // 131,072 steps in one thread.
-  auto state_with = [&](const FuncDecision &d) {
-    ScheduleState state(dag);
-    state.decide(out, standalone_options(dag, out, gpu, OptionLimits{}).front());
-    state.decide(total, d);
-    for (int f = int(dag.funcs.size()) - 1; f >= 0; f--)
-      if (!state.decided[f]) state.decide(f, decision_options(dag, state, f, gpu, OptionLimits{}).front());
-    return state;
-  };
-  const ScheduleState factored = state_with(*partials), one_thread = state_with(*serial);
+  const ScheduleState factored = decided_with(dag, out, total, options.partials, gpu),
+                      one_thread = decided_with(dag, out, total, options.one_thread, gpu);
   const KernelModel km = build_kernel_model(dag, factored, total, 1, gpu);
   REQUIRE(km.valid);
   CHECK(km.partial_results == 512);
@@ -1216,8 +1227,8 @@ TEST_CASE("a total run in one thread is factored into partial results", "[schedu
   const ScheduleSpec spec = state_to_spec(dag, factored, gpu);
   const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
   INFO(code);
-  std::string t = dag.funcs[total].name;  // total$N when earlier tests of the process made a total
-  std::replace(t.begin(), t.end(), '$', '_');
+  // (total$N, variable total_N, when earlier tests of the process made a total.)
+  const std::string t = cpp_identifier(dag.funcs[total].name);
   CHECK(code.find("Func " + t + "_intm = " + t + ".update(0).rfactor(r_total_x, part);") != std::string::npos);
   CHECK(code.find(t + ".update(0).gpu_single_thread();") != std::string::npos);
   CHECK(code.find(t + "_intm.compute_root()") != std::string::npos);
@@ -1257,25 +1268,10 @@ TEST_CASE("a histogram without atomics is factored into partial histograms", "[s
   CHECK(update.rfactor_safe);
   CHECK_FALSE(update.atomic_safe);
 
-  const std::vector<FuncDecision> options = standalone_options(dag, hist, gpu, OptionLimits{});
-  auto partials = std::find_if(options.begin(), options.end(),
-                               [](const FuncDecision &d) { return d.tilings.size() == 2 && d.tilings[1].partials; });
-  auto serial = std::find_if(options.begin(), options.end(), [](const FuncDecision &d) {
-    return d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].single_thread;
-  });
-  REQUIRE(partials != options.end());
-  REQUIRE(serial != options.end());
-
   // 512 partial histograms of 256 steps each (a thread per column), combined a thread per bin.
-  auto state_with = [&](const FuncDecision &d) {
-    ScheduleState state(dag);
-    state.decide(out, standalone_options(dag, out, gpu, OptionLimits{}).front());
-    state.decide(hist, d);
-    for (int f = int(dag.funcs.size()) - 1; f >= 0; f--)
-      if (!state.decided[f]) state.decide(f, decision_options(dag, state, f, gpu, OptionLimits{}).front());
-    return state;
-  };
-  const ScheduleState factored = state_with(*partials), one_thread = state_with(*serial);
+  const PartialsOrOneThread options = partials_or_one_thread(dag, hist, gpu);
+  const ScheduleState factored = decided_with(dag, out, hist, options.partials, gpu),
+                      one_thread = decided_with(dag, out, hist, options.one_thread, gpu);
   const KernelModel km = build_kernel_model(dag, factored, hist, 1, gpu);
   REQUIRE(km.valid);
   CHECK(km.partial_results == 512);
@@ -1289,8 +1285,7 @@ TEST_CASE("a histogram without atomics is factored into partial histograms", "[s
   INFO(code);
   // (Named hist$N when earlier tests of the process made Funcs named hist: its variable is then
   // hist_N, and its intermediate's hist_N_intm.)
-  std::string h = dag.funcs[hist].name;
-  std::replace(h.begin(), h.end(), '$', '_');
+  const std::string h = cpp_identifier(dag.funcs[hist].name);
   CHECK(code.find("Func " + h + "_intm = " + h + ".update(0).rfactor(r_hist_x, part);") != std::string::npos);
   CHECK(code.find(h + ".update(0).gpu_tile(i, io, ii, 64, TailStrategy::GuardWithIf);") != std::string::npos);
   CHECK(code.find(h + "_intm.update(0).gpu_tile(part, parto, parti, 32, TailStrategy::GuardWithIf)\n"
