@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "cost/coordinate_paths.h"
 #include "cost/folded_phases.h"
 #include "search/atomic_lowering.h"
 #include "hlsched/engine/gpu_profile.h"
@@ -28,6 +29,7 @@ struct FuncInKernel {
   double evals = 0;         ///< evaluations per block (inlined Funcs: once per call)
   ThreadStride stride;
   bool reached = false;
+  std::vector<DimPaths> paths;  ///< per dim: how the kernel's reads of it follow its loops
 };
 
 // Halide 14's CUDA runtime loads every module with a cap of 64 registers per thread
@@ -200,6 +202,7 @@ private:
     r.evals = 1;
     for (const auto &[var, e] : extents) r.evals *= e;
     r.box.resize(root.args.size(), 1);
+    r.paths = identity_paths(root.args);
     for (size_t d = 0; d < root.args.size(); d++)
       if (extents.count(root.args[d])) r.box[d] = extents[root.args[d]];
     int inner = tiling.single_thread ? -1 : tiling.innermost_thread_loop();
@@ -663,6 +666,14 @@ private:
         }
       if (p != c && computed_here(p)) {
         FuncInKernel &pi = info[p];
+        const std::vector<DimPaths> via = compose_paths(consumer, c == root_, info[c].paths, a);
+        if (pi.paths.size() < via.size()) pi.paths.resize(via.size());
+        for (size_t d = 0; d < via.size(); d++) pi.paths[d].merge(via[d]);
+        // Stored per block or thread, a Func read along paths that drift apart from block to
+        // block is allocated the box of the farthest block (cost/coordinate_paths.h).
+        if (state_.decisions[p].level != ComputeLevel::Inline)
+          for (size_t d = 0; d < box.size() && d < pi.paths.size(); d++)
+            if (pi.paths[d].drifts()) box[d] = full_extent_of(dag_, a.producer, d);
         if (pi.box.size() < box.size()) pi.box.resize(box.size(), 0);
         for (size_t d = 0; d < box.size(); d++) pi.box[d] = std::max(pi.box[d], box[d]);
         if (state_.decisions[p].level == ComputeLevel::Inline) pi.evals += loads;

@@ -232,9 +232,7 @@ bool BeamSearch::still_valid(const ScheduleState &state, int func, const FuncDec
            d.tilings.size() == 1 && same_tiling(sibling.tilings[0], d.tilings[0]);
   }
   // A fusion names its kernel; after the consumers were decided anew, that kernel may be another.
-  if (d.level != ComputeLevel::Block && d.level != ComputeLevel::Thread) return true;
-  return consuming_kernel(dag_, state, func) == d.kernel_root &&
-         state.decisions[d.kernel_root].level == ComputeLevel::Root;
+  return fusion_still_legal(dag_, state, func, d);
 }
 
 std::vector<DecisionPtr> BeamSearch::children(const ScheduleState &state, int func, bool coarse,

@@ -135,19 +135,6 @@ bool holds_pinned_reduction(const PipelineDag &dag, const ScheduleState &state, 
   return true;
 }
 
-// Whether every use of `func` is by the kernel's own stage (possibly through inlined Funcs), not
-// by a Func fused into the block: a per-thread value is not visible to block-level stages.
-bool only_root_consumes(const PipelineDag &dag, const ScheduleState &state, int func, int root, int depth = 0) {
-  if (depth > 64) return false;
-  for (const std::string &name : dag.funcs[func].consumers) {
-    int c = dag.index_of(name);
-    if (c == root) continue;
-    if (!state.decided[c] || state.decisions[c].level != ComputeLevel::Inline) return false;
-    if (!only_root_consumes(dag, state, c, root, depth + 1)) return false;
-  }
-  return true;
-}
-
 // Whether a Func fused per slab reads `func` (directly or through inlined Funcs).
 bool feeds_per_slab(const PipelineDag &dag, const ScheduleState &state, int func, int depth = 0) {
   if (depth > 64) return true;
@@ -476,6 +463,27 @@ std::vector<int64_t> slab_sizes(const StageNode &update, const StageTiling &tili
   for (int64_t s : {2, 8, 32})
     if (s < extent) sizes.push_back(s);
   return sizes;
+}
+
+bool only_root_consumes(const PipelineDag &dag, const ScheduleState &state, int func, int root, int depth) {
+  if (depth > 64) return false;
+  for (const std::string &name : dag.funcs[func].consumers) {
+    int c = dag.index_of(name);
+    if (c == root) continue;
+    if (!state.decided[c] || state.decisions[c].level != ComputeLevel::Inline) return false;
+    if (!only_root_consumes(dag, state, c, root, depth + 1)) return false;
+  }
+  return true;
+}
+
+bool fusion_still_legal(const PipelineDag &dag, const ScheduleState &state, int func, const FuncDecision &d) {
+  if (d.level != ComputeLevel::Block && d.level != ComputeLevel::Thread) return true;
+  if (d.kernel_root < 0 || !state.decided[size_t(d.kernel_root)]) return false;
+  // Per thread under a consumer fused per block since (a polish move), Halide refuses the
+  // compute_at: the consumer reads it outside the thread loops (random pipeline 400247).
+  if (d.level == ComputeLevel::Thread && !only_root_consumes(dag, state, func, d.kernel_root)) return false;
+  return consuming_kernel(dag, state, func) == d.kernel_root &&
+         state.decisions[size_t(d.kernel_root)].level == ComputeLevel::Root;
 }
 
 int consuming_kernel(const PipelineDag &dag, const ScheduleState &state, int func) {

@@ -89,4 +89,14 @@ bool same_tiling(const StageTiling &a, const StageTiling &b);
 /// consumers live in several kernels (or none is decided yet).
 int consuming_kernel(const PipelineDag &dag, const ScheduleState &state, int func);
 
+/// Whether every use of `func` is by kernel `root`'s own stage (possibly through inlined Funcs),
+/// not by a Func fused into the block: a per-thread value is not visible to block-level stages.
+bool only_root_consumes(const PipelineDag &dag, const ScheduleState &state, int func, int root, int depth = 0);
+
+/// Whether `d`, a fusion of `func` per block or per thread made earlier, is still legal in `state`,
+/// whose other decisions may have changed since: its consumers still live in its kernel, that
+/// kernel is still a root, and per thread, the kernel's own stage is still its only reader.
+/// Other decisions are always legal here.
+bool fusion_still_legal(const PipelineDag &dag, const ScheduleState &state, int func, const FuncDecision &d);
+
 }  // namespace hlsched

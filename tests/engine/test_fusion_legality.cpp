@@ -1,0 +1,167 @@
+// Fusions that compiled but could not run, or could not compile, found by the H200 collections:
+// - a Func read along two paths that drift apart from block to block (random pipeline 400144:
+//   matmul_2 read directly and through an inlined transpose) is sized by Halide for the farthest
+//   block; fused per block, its shared memory took most of the Func and the launch failed;
+// - a Func fused per thread stays legal only while every consumer is the kernel's own stage
+//   (random pipeline 400247: a polish move fused its consumer per block, and Halide refused
+//   box_3.compute_at(blur_7, xi)).
+// Cost: small DAGs built in memory, one CUDA compile, a few seconds.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "halide_test_support.h"
+#include "hlsched/engine/autoscheduler.h"
+#include "cost/coordinate_paths.h"
+#include "cost/kernel_model.h"
+#include "schedule/state_to_spec.h"
+#include "search/decision_options.h"
+#include "search/schedule_state.h"
+
+using namespace hlsched;
+using namespace hlsched::testing;
+
+namespace {
+
+// Halide renames a Func whose name an earlier test of the process took ("prod$1").
+int func_named(const PipelineDag &dag, const std::string &name) {
+  for (size_t f = 0; f < dag.funcs.size(); f++) {
+    const std::string &n = dag.funcs[f].name;
+    if (n == name || n.rfind(name + "$", 0) == 0) return int(f);
+  }
+  return -1;
+}
+
+Halide::ImageParam square_input() {
+  Halide::ImageParam in(Halide::Float(32), 2, "in");
+  in.dim(0).set_estimate(0, 512);
+  in.dim(1).set_estimate(0, 512);
+  return in;
+}
+
+// `out` reads `prod` at its own point and, through `other` (inlined), at `(y, x)` when
+// `transposed`, else at a neighbour `(x + 1, y)`.
+Halide::Pipeline two_paths(bool transposed) {
+  using namespace Halide;
+  ImageParam in = square_input();
+  Var x("x"), y("y");
+  Func prod("prod"), other("other"), out("out");
+  prod(x, y) = sqrt(in(x, y) * in(x, y) + 1.0f);
+  other(x, y) = transposed ? prod(y, x) : prod(x + 1, y);
+  out(x, y) = prod(x, y) + other(x, y);
+  out.set_estimates({{0, 511}, {0, 511}});
+  return Pipeline(out);
+}
+
+// `out`'s default tiling, `other` inlined: the state in which `prod` is decided.
+ScheduleState out_tiled_other_inlined(const PipelineDag &dag, const GpuProfile &gpu) {
+  ScheduleState state(dag);
+  const int out = func_named(dag, "out"), other = func_named(dag, "other");
+  REQUIRE(out >= 0);
+  REQUIRE(other >= 0);
+  state.decide(out, standalone_options(dag, out, gpu, OptionLimits{}).front());
+  state.decide(other, FuncDecision{ComputeLevel::Inline});
+  return state;
+}
+
+bool offers_fusion(const std::vector<FuncDecision> &options) {
+  return std::any_of(options.begin(), options.end(), [](const FuncDecision &d) {
+    return d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("coordinate paths: translations agree, a transpose drifts", "[cost_model][kernel][fusion]") {
+  const std::vector<DimPaths> root = identity_paths({"x", "y"});
+  FuncNode consumer;
+  consumer.name = "out";
+  consumer.args = {"x", "y"};
+  auto access = [](std::map<std::string, double> d0, double c0, std::map<std::string, double> d1, double c1) {
+    ProducerAccess a;
+    a.is_affine = true;
+    a.region_min = {AffineExpr{true, c0, d0, ""}, AffineExpr{true, c1, d1, ""}};
+    a.region_max = a.region_min;
+    return a;
+  };
+  std::vector<DimPaths> prod(2);
+  for (const ProducerAccess &a : {access({{"x", 1}}, 0, {{"y", 1}}, 0), access({{"x", 1}}, 1, {{"y", 1}}, -2)}) {
+    const std::vector<DimPaths> via = compose_paths(consumer, true, root, a);
+    for (size_t d = 0; d < 2; d++) prod[d].merge(via[d]);
+  }
+  CHECK_FALSE(prod[0].drifts());  // a stencil's taps: the same box in every block
+  CHECK_FALSE(prod[1].drifts());
+
+  const std::vector<DimPaths> transposed = compose_paths(consumer, true, root, access({{"y", 1}}, 0, {{"x", 1}}, 0));
+  for (size_t d = 0; d < 2; d++) prod[d].merge(transposed[d]);
+  CHECK(prod[0].drifts());
+  CHECK(prod[1].drifts());
+
+  // Through a Func read at (x / 2): its own x follows the kernel's x at 0.5, a different path.
+  const std::vector<DimPaths> half = compose_paths(consumer, true, root, access({{"x", 0.5}}, 0, {{"y", 1}}, 0));
+  const std::vector<DimPaths> through = compose_paths(consumer, false, half, access({{"x", 1}}, 0, {{"y", 1}}, 0));
+  DimPaths x = root[0];
+  x.merge(through[0]);
+  CHECK(x.drifts());
+
+  ProducerAccess clamped = access({{"x", 1}}, 0, {{"y", 1}}, 0);
+  clamped.region_min[0].is_affine = false;
+  CHECK(compose_paths(consumer, true, root, clamped)[0].unknown);
+}
+
+TEST_CASE("a Func read along paths that drift apart per block is not fused into the block",
+          "[cost_model][kernel][fusion]") {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  for (const bool transposed : {false, true}) {
+    INFO((transposed ? "prod(x, y) and prod(y, x)" : "prod(x, y) and prod(x + 1, y)"));
+    const PipelineDag dag = build_pipeline_dag(two_paths(transposed));
+    const int out = func_named(dag, "out"), prod = func_named(dag, "prod");
+    REQUIRE(prod >= 0);
+    ScheduleState state = out_tiled_other_inlined(dag, gpu);
+    // The neighbour is one more column per block; the transpose's farthest block reads a box of
+    // most of prod (512 x 512 floats), far past a block's shared memory.
+    CHECK(offers_fusion(decision_options(dag, state, prod, gpu, OptionLimits{})) == !transposed);
+    state.decide(prod, FuncDecision{ComputeLevel::Block, out, {}});
+    const KernelModel km = build_kernel_model(dag, state, out, 0, gpu);
+    CHECK(km.valid == !transposed);
+  }
+}
+
+TEST_CASE("a Func fused per thread is legal only while the kernel's own stage is its only reader",
+          "[schedule][fusion]") {
+  // Random pipeline 400247's shape: blur reads mix at three rows, mix reads box at its point.
+  using namespace Halide;
+  ImageParam in = square_input();
+  Var x("x"), y("y");
+  Func box("box"), mix("mix"), blur("blur");
+  box(x, y) = in(x - 1, y) + in(x, y) + in(x + 1, y);
+  mix(x, y) = box(x, y) * 0.5f + 1.0f;
+  blur(x, y) = mix(x, y - 1) + 2.0f * mix(x, y) + mix(x, y + 1);
+  blur.set_estimates({{0, 512}, {0, 512}});
+  const Pipeline pipeline(blur);
+  const PipelineDag dag = build_pipeline_dag(pipeline);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int b = func_named(dag, "blur"), m = func_named(dag, "mix"), bx = func_named(dag, "box");
+  REQUIRE(b >= 0);
+  REQUIRE(m >= 0);
+  REQUIRE(bx >= 0);
+
+  ScheduleState state(dag);
+  state.decide(b, standalone_options(dag, b, gpu, OptionLimits{}).front());
+  state.decide(m, FuncDecision{ComputeLevel::Inline});
+  const FuncDecision per_thread{ComputeLevel::Thread, b, {}};
+  CHECK(fusion_still_legal(dag, state, bx, per_thread));
+
+  // mix moves into the block (what the polish did): box per thread is no longer legal, and
+  // Halide agrees, refusing the schedule.
+  state.decide(m, FuncDecision{ComputeLevel::Block, b, {}});
+  CHECK_FALSE(fusion_still_legal(dag, state, bx, per_thread));
+  CHECK(fusion_still_legal(dag, state, bx, FuncDecision{ComputeLevel::Block, b, {}}));
+  for (size_t f = 0; f < dag.funcs.size(); f++)
+    if (!state.decided[f] && int(f) != bx) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+  state.decide(bx, per_thread);
+  const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+  INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
+  apply_schedule(spec, pipeline, ApplyMode::Gpu);
+  CHECK_THROWS_WITH(compile_for_cuda(pipeline), Catch::Contains("invalid location"));
+}
