@@ -58,7 +58,7 @@ std::vector<StageCost> kernel_costs(const PipelineDag &dag, const ScheduleState 
     StageCost c;
     c.func = dag.funcs[km.root].name;
     c.stage = km.stage;
-    c.placement = describe_decision(dag, state.decisions[km.root]);
+    c.placement = describe_decision(dag, km.root, state.decisions[km.root]);
     for (const FusedFunc &f : km.fused)
       c.placement += (f.func == km.fused.front().func ? "; computes " : ", ") + dag.funcs[f.func].name;
     c.predicted_ms = kc.total_ms;
@@ -81,12 +81,12 @@ std::string state_comment(const PipelineDag &dag, const ScheduleState &state, in
     for (const auto &c : func.consumers) into += (into.empty() ? "" : ", ") + c;
     return func.name + ": inlined into " + into;
   }
-  if (d.level != ComputeLevel::Root) return func.name + ": " + describe_decision(dag, d);
+  if (d.level != ComputeLevel::Root) return func.name + ": " + describe_decision(dag, f, d);
   double ms = 0;
   std::string bound;
   for (const StageCost &c : costs)
     if (c.func == func.name) ms += c.predicted_ms, bound = c.bound;
-  return func.name + ": " + describe_decision(dag, d) + "; predicted " + format_ms(ms) + " (" + bound + "-bound)";
+  return func.name + ": " + describe_decision(dag, f, d) + "; predicted " + format_ms(ms) + " (" + bound + "-bound)";
 }
 
 // The target the schedule is for: the profile's, with large_buffers when the pipeline's buffers

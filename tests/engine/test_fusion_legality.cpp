@@ -104,9 +104,21 @@ TEST_CASE("coordinate paths: translations agree, a transpose drifts", "[cost_mod
   x.merge(through[0]);
   CHECK(x.drifts());
 
-  ProducerAccess clamped = access({{"x", 1}}, 0, {{"y", 1}}, 0);
-  clamped.region_min[0].is_affine = false;
-  CHECK(compose_paths(consumer, true, root, clamped)[0].unknown);
+  // A data-dependent index: not followed. A boundary condition's clamp around x (a window of
+  // constant size): followed as x, so a clamped transpose drifts as the plain one does.
+  ProducerAccess gathered = access({{"x", 1}}, 0, {{"y", 1}}, 0);
+  gathered.region_min[0] = gathered.region_max[0] = AffineExpr{false, 0, {}, "lut[x + y]"};
+  gathered.points_per_consumer_point = {-1, 1};
+  CHECK(compose_paths(consumer, true, root, gathered)[0].unknown);
+  ProducerAccess clamped = access({{"y", 1}}, 0, {{"x", 1}}, 0);
+  clamped.region_min[0] = AffineExpr{false, 0, {}, "max(min(y, 511), 0)"};
+  clamped.region_max[0] = AffineExpr{false, 0, {}, "max(min(y + 1, 511), 0)"};
+  clamped.points_per_consumer_point = {2, 1};
+  const std::vector<DimPaths> via_clamp = compose_paths(consumer, true, root, clamped);
+  REQUIRE_FALSE(via_clamp[0].unknown);
+  DimPaths x0 = root[0];
+  x0.merge(via_clamp[0]);
+  CHECK(x0.drifts());
 }
 
 TEST_CASE("a Func read along paths that drift apart per block is not fused into the block",
@@ -164,4 +176,37 @@ TEST_CASE("a Func fused per thread is legal only while the kernel's own stage is
   INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
   apply_schedule(spec, pipeline, ApplyMode::Gpu);
   CHECK_THROWS_WITH(compile_for_cuda(pipeline), Catch::Contains("invalid location"));
+}
+
+TEST_CASE("a mirrored boundary condition is never computed in a Func per GPU block", "[cost_model][kernel][fusion]") {
+  // Random pipelines 400151, 500092 and 500064: Halide 14's CUDA code computed wrong values
+  // there (the CPU twins exact); at root or inlined into the kernel's own stage it is right.
+  using namespace Halide;
+  ImageParam in = square_input();
+  Var x("x"), y("y");
+  Func mirrored = BoundaryConditions::mirror_interior(in);
+  Func blur("blur"), out("out");
+  blur(x, y) = mirrored(x - 1, y) + mirrored(x, y) + mirrored(x + 1, y);
+  out(x, y) = blur(x, y - 1) + blur(x, y + 1);
+  out.set_estimates({{0, 512}, {0, 512}});
+  const PipelineDag dag = build_pipeline_dag(Pipeline(out));
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int o = func_named(dag, "out"), b = func_named(dag, "blur"), m = func_named(dag, mirrored.name());
+  REQUIRE(o >= 0);
+  REQUIRE(b >= 0);
+  REQUIRE(m >= 0);
+  auto kernel_with = [&](ComputeLevel blur_level, ComputeLevel mirror_level) {
+    ScheduleState state(dag);
+    state.decide(o, standalone_options(dag, o, gpu, OptionLimits{}).front());
+    state.decide(b, FuncDecision{blur_level, blur_level == ComputeLevel::Inline ? -1 : o, {}});
+    state.decide(m, FuncDecision{mirror_level, mirror_level == ComputeLevel::Inline ? -1 : o, {}});
+    for (size_t f = 0; f < dag.funcs.size(); f++)
+      if (!state.decided[f]) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+    return build_kernel_model(dag, state, o, 0, gpu);
+  };
+  CHECK(kernel_with(ComputeLevel::Inline, ComputeLevel::Inline).valid);  // in the kernel's own stage
+  const KernelModel inside = kernel_with(ComputeLevel::Block, ComputeLevel::Inline);
+  CHECK_FALSE(inside.valid);
+  CHECK(inside.invalid_reason.find("mirrored") != std::string::npos);
+  CHECK_FALSE(kernel_with(ComputeLevel::Inline, ComputeLevel::Block).valid);  // itself per block
 }

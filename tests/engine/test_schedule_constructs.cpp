@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
@@ -1099,7 +1100,7 @@ TEST_CASE("a Func computed with its sibling shares the sibling's kernel", "[sche
   const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
   INFO(code);
   const std::string first_name = dag.funcs[size_t(first)].name, second_name = dag.funcs[size_t(second)].name;
-  CHECK(describe_decision(dag, with) == "computed with " + first_name + ", in its kernel");
+  CHECK(describe_decision(dag, second, with) == "computed with " + first_name + ", in its kernel");
   // (vertical$N, variable vertical_N, when earlier tests of the process made a vertical.)
   CHECK(code.find(".compute_with(" + cpp_identifier(first_name) + ", xo);") != std::string::npos);
 
@@ -1136,6 +1137,29 @@ struct TotalPipeline {
   }
 };
 
+
+// Row sums and column maxima of a 1000x300 image: 300 rows (and 1000 columns) are too few
+// threads for the GPU, and 1000 (300) steps each a long chain. 1000 is no multiple of 32: the
+// split before the factoring has a tail.
+struct RowColumnPipeline {
+  Halide::ImageParam in{Halide::UInt(16), 2, "in"};
+  Halide::Func row_sum{"row_sum"}, column_max{"column_max"}, out{"out"};
+  Halide::Pipeline pipeline;
+  RowColumnPipeline() {
+    using namespace Halide;
+    Var x("x"), y("y");
+    in.dim(0).set_estimate(0, 1000);
+    in.dim(1).set_estimate(0, 300);
+    RDom rx(0, 1000, "rx"), ry(0, 300, "ry");
+    row_sum(y) = 0;
+    row_sum(y) += cast<int32_t>(in(rx, y));
+    column_max(x) = cast<uint16_t>(0);
+    column_max(x) = max(column_max(x), in(x, ry));
+    out(x, y) = cast<int32_t>(in(x, y)) * 3 + row_sum(y) - cast<int32_t>(column_max(x));
+    out.set_estimates({{0, 1000}, {0, 300}});
+    pipeline = Pipeline(out);
+  }
+};
 
 // A histogram weighted by the value it bins: the index and the increment read the same point,
 // which Halide 14 lowers to a compare-and-swap loop, so it has no atomic form.
@@ -1311,4 +1335,87 @@ TEST_CASE("a histogram without atomics is factored into partial histograms", "[s
   Halide::Buffer<float> result = cpu.pipeline.realize({512, 256}, Halide::get_host_target());
   CHECK(double(result(3, 5)) == bins[input(3, 5) / 2]);
   CHECK(double(result(511, 255)) == bins[input(511, 255) / 2]);
+}
+
+TEST_CASE("a row or column reduction with few points is factored into partial results per point",
+          "[schedule][constructs][partials]") {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  RowColumnPipeline p;
+  const PipelineDag dag = build_pipeline_dag(p.pipeline);
+  const int rows = func_named(dag, "row_sum"), columns = func_named(dag, "column_max"), out = func_named(dag, "out");
+  REQUIRE(rows >= 0);
+  REQUIRE(columns >= 0);
+  REQUIRE(out >= 0);
+  REQUIRE(dag.funcs[rows].stages.at(1).rfactor_safe);  // one reduction loop is enough
+
+  // The options: a row's partial results innermost (consecutive threads, consecutive columns of
+  // the row); for a column, the columns innermost too (consecutive threads, consecutive columns).
+  auto per_point = [&](int f, bool factored_inner) {
+    for (const FuncDecision &d : standalone_options(dag, f, gpu, OptionLimits{}))
+      if (d.tilings.size() == 2 && partial_loop_per_point(d.tilings[1], dag.funcs[f].stages[1]) == (factored_inner ? 0 : 1))
+        return std::optional<FuncDecision>(d);
+    return std::optional<FuncDecision>();
+  };
+  const std::optional<FuncDecision> row_partials = per_point(rows, true), column_partials = per_point(columns, false);
+  REQUIRE(row_partials);
+  REQUIRE(column_partials);
+  const StageTiling &t = row_partials->tilings[1];
+  CHECK(t.threads == std::vector<int64_t>{32, 8});
+  CHECK(t.serial == std::vector<int64_t>{32, 1});  // ceil(1000 / 32) steps per partial result
+  CHECK(t.blocks() == 38);                           // 300 rows, 8 per block; one block spans a row
+
+  // Costed: a thread per partial result, each 1000 / 32 steps; far cheaper than a thread per row
+  // stepping through all 1000 columns.
+  const std::vector<FuncDecision> own = standalone_options(dag, rows, gpu, OptionLimits{});
+  const ScheduleState factored = decided_with(dag, out, rows, *row_partials, gpu),
+                      plain = decided_with(dag, out, rows, own.front(), gpu);
+  const KernelModel km = build_kernel_model(dag, factored, rows, 1, gpu);
+  REQUIRE(km.valid);
+  CHECK(km.partial_results == 32);
+  CHECK(km.serial_steps_per_thread == Approx(1000.0 / 32));
+  CHECK(km.threads_per_block == 256);
+  const KernelModel serial = build_kernel_model(dag, plain, rows, 1, gpu);
+  REQUIRE(serial.valid);
+  CHECK(cost_of_kernel(km, gpu).total_ms * 3 < cost_of_kernel(serial, gpu).total_ms);
+
+  // Emitted: split, factored, combined a thread per row; the partial results' reduction loop
+  // inside their threads.
+  ScheduleState both = factored;
+  both.decide(columns, *column_partials);
+  const ScheduleSpec spec = state_to_spec(dag, both, gpu);
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  const std::string r = cpp_identifier(dag.funcs[rows].name), c = cpp_identifier(dag.funcs[columns].name);
+  CHECK(code.find("Func " + r + "_intm = " + r +
+                  ".update(0).split(rx_x, rx_xo, rx_xi, 32, TailStrategy::GuardWithIf)\n"
+                  "    .rfactor(rx_xi, part);") != std::string::npos);
+  CHECK(code.find(r + ".update(0).gpu_tile(y, yo, yi, 64, TailStrategy::GuardWithIf);") != std::string::npos);
+  CHECK(code.find(r + "_intm.update(0).gpu_tile(part, y, parto, yo, parti, yi, 32, 8, TailStrategy::GuardWithIf)\n"
+                  "    .reorder(rx_xo, parti, yi, parto, yo);") != std::string::npos);
+  CHECK(code.find(c + "_intm.update(0).gpu_tile(x, part, xo, parto, xi, parti, 32, 8, TailStrategy::GuardWithIf)") !=
+        std::string::npos);
+
+  // Compiles for CUDA, each partial results' kernel launched once.
+  apply_schedule(spec, p.pipeline, ApplyMode::Gpu);
+  const CompiledPipeline compiled = compile_pipeline(p.pipeline, default_gpu_target());
+  INFO(compiled.lowered_stmt);
+  CHECK_FALSE(launched_in_a_loop(compiled.lowered_stmt, dag.funcs[rows].name + "_intm.s1"));
+  CHECK_FALSE(launched_in_a_loop(compiled.lowered_stmt, dag.funcs[columns].name + "_intm.s1"));
+
+  // On the CPU the same schedule is exact (integer sums, maxima), tails included.
+  RowColumnPipeline cpu;
+  apply_schedule(state_to_spec(build_pipeline_dag(cpu.pipeline), both, gpu), cpu.pipeline, ApplyMode::Cpu);
+  Halide::Buffer<uint16_t> input(1000, 300);
+  std::vector<int64_t> row_sums(300, 0);
+  std::vector<int> column_maxima(1000, 0);
+  for (int y = 0; y < 300; y++)
+    for (int x = 0; x < 1000; x++) {
+      input(x, y) = uint16_t((x * 37 + y * 101 + x * y) % 4099);
+      row_sums[y] += input(x, y);
+      column_maxima[x] = std::max<int>(column_maxima[x], input(x, y));
+    }
+  cpu.in.set(input);
+  Halide::Buffer<int32_t> result = cpu.pipeline.realize({1000, 300}, Halide::get_host_target());
+  for (auto [x, y] : std::vector<std::pair<int, int>>{{0, 0}, {999, 0}, {31, 17}, {992, 299}, {999, 299}})
+    CHECK(int64_t(result(x, y)) == int64_t(input(x, y)) * 3 + row_sums[y] - column_maxima[x]);
 }

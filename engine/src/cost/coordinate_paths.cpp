@@ -1,6 +1,7 @@
 #include "cost/coordinate_paths.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace hlsched {
@@ -27,7 +28,28 @@ LoopCoefficients scaled_sum(const LoopCoefficients &a, const LoopCoefficients &b
   return out;
 }
 
+// The one argument of `consumer` a clamped index mentions, or nullptr (none, or several).
+const std::string *clamped_argument(const FuncNode &consumer, const ProducerAccess &a, size_t d) {
+  if (d >= a.points_per_consumer_point.size() || a.points_per_consumer_point[d] <= 0) return nullptr;
+  const std::string *found = nullptr;
+  for (const std::string &arg : consumer.args) {
+    if (!text_mentions(a.region_min[d].text, arg) && !text_mentions(a.region_max[d].text, arg)) continue;
+    if (found) return nullptr;
+    found = &arg;
+  }
+  return found;
+}
+
 }  // namespace
+
+bool text_mentions(const std::string &text, const std::string &name) {
+  auto in_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if ((at == 0 || !in_name(text[at - 1])) && (end == text.size() || !in_name(text[end]))) return true;
+  }
+  return false;
+}
 
 void DimPaths::merge(const DimPaths &other) {
   unknown = unknown || other.unknown;
@@ -47,9 +69,14 @@ std::vector<DimPaths> compose_paths(const FuncNode &consumer, bool consumer_is_r
   std::vector<DimPaths> out(a.region_min.size());
   for (size_t d = 0; d < out.size(); d++) {
     const AffineExpr &lo = a.region_min[d], &hi = a.region_max[d];
-    const LoopCoefficients terms = nonzero(lo.coefficients);
+    LoopCoefficients terms = nonzero(lo.coefficients);
+    const bool affine = lo.is_affine && hi.is_affine;
+    if (!affine) {
+      const std::string *arg = clamped_argument(consumer, a, d);
+      terms = arg ? LoopCoefficients{{*arg, 1.0}} : LoopCoefficients{};
+    }
     // A window whose size changes with the point is not a translation of one read.
-    if (!lo.is_affine || !hi.is_affine || terms != nonzero(hi.coefficients)) {
+    if ((!affine && terms.empty()) || (affine && terms != nonzero(hi.coefficients))) {
       out[d].unknown = true;
       continue;
     }

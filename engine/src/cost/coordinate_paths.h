@@ -32,12 +32,17 @@ struct DimPaths {
   void merge(const DimPaths &other);
 };
 
+/// Whether Halide's printing of an index expression mentions the variable `name`.
+bool text_mentions(const std::string &text, const std::string &name);
+
 /// The kernel's own stage: each of its arguments follows its own loop.
 std::vector<DimPaths> identity_paths(const std::vector<std::string> &args);
 
 /// The paths along which access `a` of a stage of `consumer` (whose own arguments are read along
 /// `consumer_paths`) reads each dimension of its producer. `consumer_is_root`: the consumer is
-/// the kernel's stage, whose reduction loops are loops of the kernel.
+/// the kernel's stage, whose reduction loops are loops of the kernel. A boundary condition's
+/// clamped index (a window of constant size around one argument) follows that argument as if
+/// unclamped: inside the image it is the argument itself.
 std::vector<DimPaths> compose_paths(const FuncNode &consumer, bool consumer_is_root,
                                     const std::vector<DimPaths> &consumer_paths, const ProducerAccess &a);
 

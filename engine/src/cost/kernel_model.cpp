@@ -30,6 +30,7 @@ struct FuncInKernel {
   ThreadStride stride;
   bool reached = false;
   std::vector<DimPaths> paths;  ///< per dim: how the kernel's reads of it follow its loops
+  bool in_block_func = false;   ///< computed per block, or inlined into a Func computed per block
 };
 
 // Halide 14's CUDA runtime loads every module with a cap of 64 registers per thread
@@ -64,16 +65,6 @@ double coalescing_efficiency(const ThreadStride &stride, int bytes, double threa
   return std::clamp(useful / moved, 1.0 / 32, 1.0);
 }
 
-// Whether Halide's printing of an index expression mentions the variable `name`.
-bool mentions(const std::string &text, const std::string &name) {
-  auto in_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; };
-  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-    const size_t end = at + name.size();
-    if ((at == 0 || !in_name(text[at - 1])) && (end == text.size() || !in_name(text[end]))) return true;
-  }
-  return false;
-}
-
 // Extent of a producer dimension needed by a box of the consumer's loops.
 double region_extent(const ProducerAccess &a, size_t d, const std::map<std::string, double> &loop_extent,
                      double full) {
@@ -86,7 +77,7 @@ double region_extent(const ProducerAccess &a, size_t d, const std::map<std::stri
     if (per_point <= 0) return full;
     double extent = double(per_point);
     for (const auto &[var, e] : loop_extent)
-      if (mentions(lo.text, var) || mentions(hi.text, var)) extent += e - 1;
+      if (text_mentions(lo.text, var) || text_mentions(hi.text, var)) extent += e - 1;
     return std::min(extent, full);
   }
   double extent = hi.constant - lo.constant + 1;
@@ -95,6 +86,20 @@ double region_extent(const ProducerAccess &a, size_t d, const std::map<std::stri
     extent += std::fabs(coef) * ((it == loop_extent.end() ? 1.0 : it->second) - 1);
   }
   return std::clamp(std::ceil(extent), 1.0, std::max(1.0, full));
+}
+
+// A mirrored boundary condition (BoundaryConditions::mirror_image, mirror_interior): outside the
+// image, the index reflected through abs() and %; inside, a clamp marked likely(). Computed in a
+// Func per GPU block (itself or inlined into it), Halide 14's CUDA code computed wrong values
+// where every CPU twin was exact: random pipelines 400151, 500092 (a walk each; right with the
+// boundary condition at root) and 500064 (the beam: 2,326 of 4 M values), on the H200. No
+// schedule of those Funcs (rows not unrolled, RoundUp tails) made all three right; at root, or
+// inlined into a kernel's own stage, they are.
+bool mirrors_at_boundary(const FuncNode &f) {
+  if (f.stages.empty()) return false;
+  const std::string &d = f.stages[0].definition;
+  return d.find("likely(") != std::string::npos && d.find("abs(") != std::string::npos &&
+         d.find(" % ") != std::string::npos;
 }
 
 // A boundary condition: a clamped index (not affine, a constant window per point).
@@ -119,6 +124,8 @@ public:
     km.threads_per_block = double(tiling.single_thread ? 1 : tiling.threads_per_block());
 
     unrolled_root_ = root_unrolled(tiling);
+    const int per_point = partial_loop_per_point(tiling, dag_.funcs[root_].stages[stage_]);
+    if (per_point >= 0 && per_point == tiling.innermost_thread_loop()) partials_thread_loop_ = tiling.vars[size_t(per_point)];
     unrolls_in_thread_ = unrolls_in_thread_loops(dag_, state_, root_, stage_);
     km.guarded_block_fraction = guarded_fraction_ = guarded_block_fraction(tiling);
     follows_.assign(dag_.funcs.size(), {});
@@ -133,6 +140,11 @@ public:
     }
     per_thread_ = propagate(tiling, /*per_thread=*/true, km);
     std::vector<FuncInKernel> per_block = propagate(tiling, /*per_thread=*/false, km);
+    for (size_t f = 0; f < per_block.size(); f++)
+      if (per_block[f].reached && per_block[f].in_block_func && mirrors_at_boundary(dag_.funcs[f])) {
+        km.valid = false;
+        km.invalid_reason = "a mirrored boundary condition computed in a Func per GPU block";
+      }
     // A block touches no more distinct elements than its loads read. Only a footprint guessed
     // too large meets this bound: a read through a boundary condition or a gather whose window
     // is unknown counts the whole producer per block (the mirror_interior kernels of the H200
@@ -631,8 +643,14 @@ private:
     const FuncNode &consumer = dag_.funcs[c];
     if (unrolled && !per_thread) guard_branches_per_block_ += guarded_fraction_ * evals;
     std::string thread_var;
+    double thread_step = info[c].stride.coef;
     if (info[c].stride.dim >= 0 && info[c].stride.dim < int(consumer.args.size()))
       thread_var = consumer.args[info[c].stride.dim];
+    else if (c == root_ && !partials_thread_loop_.empty()) {
+      // Partial results per point: consecutive threads take consecutive iterations of the loop.
+      thread_var = partials_thread_loop_;
+      thread_step = 1;
+    }
     for (const ProducerAccess &a : stage.accesses) {
       const int p = dag_.index_of(a.producer);
       if (p == c && c != root_) continue;  // a fused reduction's accumulator: registers or shared memory
@@ -660,12 +678,15 @@ private:
         for (size_t d = 0; d < a.region_min.size(); d++) {
           auto it = a.region_min[d].coefficients.find(thread_var);
           if (a.region_min[d].is_affine && it != a.region_min[d].coefficients.end() && it->second != 0) {
-            stride = {int(d), info[c].stride.coef * it->second};
+            stride = {int(d), thread_step * it->second};
             break;
           }
         }
       if (p != c && computed_here(p)) {
         FuncInKernel &pi = info[p];
+        const ComputeLevel level_p = state_.decisions[size_t(p)].level;
+        pi.in_block_func = pi.in_block_func || level_p == ComputeLevel::Block ||
+                           (level_p == ComputeLevel::Inline && c != root_ && info[c].in_block_func);
         const std::vector<DimPaths> via = compose_paths(consumer, c == root_, info[c].paths, a);
         if (pi.paths.size() < via.size()) pi.paths.resize(via.size());
         for (size_t d = 0; d < via.size(); d++) pi.paths[d].merge(via[d]);
@@ -958,9 +979,14 @@ private:
     if (tiling.partials) {
       // The partial results' kernel (StageTiling::partials): a thread per iteration of the
       // innermost reduction loop runs the other loops whole into its partial result (a total's
-      // one value, a histogram's copy of every bin, zeroed first and read back to combine).
-      const double partial = double(std::max<int64_t>(1, tiling.extents.front()));
-      km.serial_steps_per_thread = std::max(1.0, double(std::max<int64_t>(1, stage.points)) / partial);
+      // one value, a histogram's copy of every bin, zeroed first and read back to combine); per
+      // point of a row reduction, a thread per partial result steps through its share of the
+      // loop, the other reduction loops whole.
+      const int per_point = partial_loop_per_point(tiling, stage);
+      const double partial = double(std::max<int64_t>(1, per_point >= 0 ? tiling.threads[size_t(per_point)]
+                                                                          : tiling.extents.front()));
+      const double threads = per_point >= 0 ? partial * region_points : partial;
+      km.serial_steps_per_thread = std::max(1.0, double(std::max<int64_t>(1, stage.points)) / threads);
       km.store_bytes = (region_points > 1 ? 2 : 1) * partial * region_points * double(root.bytes_per_point());
       km.store_efficiency = 1;  // consecutive threads, consecutive partial results
       // Combined a thread per point of the Func (one for a total), each over every partial result.
@@ -1076,6 +1102,9 @@ private:
   FoldedPhases phases_;  ///< the phase loops the kernel's unrolled copies fold (cost/folded_phases.h)
   std::set<std::string> folded_by_value_;  ///< its loops folded by value: their copies share nothing by construction
   bool reads_through_clamp_ = false;  ///< visit_stage: a boundary condition read in the kernel's code
+  /// Partial results per point with the factored reduction loop innermost: that loop, along
+  /// which consecutive threads read (partial_loop_per_point).
+  std::string partials_thread_loop_;
   double slabs_ = 1;                                 ///< set_slabs()
   std::map<std::string, double> slab_extents_;       ///< set_slabs(): empty when not staged
 };

@@ -200,7 +200,7 @@ StageNode describe_stage(const Function &f, int index, const std::map<std::strin
       stage.atomic_safe = !reads.repeats_subexpression;
     }
   }
-  if (is_update && def.values().size() == 1 && def.schedule().rvars().size() >= 2) {
+  if (is_update && def.values().size() == 1 && !def.schedule().rvars().empty()) {
     AssociativeOp op = prove_associativity(f.name(), def.args(), def.values());
     stage.rfactor_safe = op.associative() && op.commutative();
   }

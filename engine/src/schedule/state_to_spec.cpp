@@ -14,8 +14,9 @@ namespace {
 
 using Kind = Directive::Kind;
 constexpr Halide::TailStrategy kGuard = Halide::TailStrategy::GuardWithIf;
-// A histogram's partial results are combined a thread per bin, in blocks of two warps.
-constexpr int64_t kPartialHistogramMergeThreads = 64;
+// Partial results are combined a thread per point of the Func (a histogram's bin, a row of a row
+// sum), in blocks of two warps.
+constexpr int64_t kPartialResultsMergeThreads = 64;
 
 // Names for the loops a split makes, kept clear of the Func's own loop names.
 class LoopNames {
@@ -240,8 +241,73 @@ FuncSchedule privatize_stage(const FuncNode &f, const StageNode &stage, const St
 //                                                            // bins serially in each thread)
 //   f_intm.update(0).gpu_tile(part, parto, parti, 32).reorder(ry, ..., parti, parto);
 // Returns the intermediate's schedule, which follows f's in the spec.
+// A row or column reduction's partial results per point (StageTiling::partials with a pure loop):
+// the factored reduction loop is split by the partial results per point, and its inner part
+// factored out, so that consecutive partial results take consecutive iterations:
+//   Func f_intm = f.update(k).split(rx, rxo, rxi, 32, GuardWithIf).rfactor(rxi, part);
+//   f.update(k).gpu_tile(y, yo, yi, 64);     // combines each point's partial results in a thread
+//   f_intm.compute_root().gpu_tile(part, y, parto, yo, parti, yi, 32, 8);
+//   f_intm.update(0).gpu_tile(part, y, parto, yo, parti, yi, 32, 8).reorder(rxo, ..., parti, yi, parto, yo);
+// (the pure loop first where it leads: gpu_tile(y, part, ...)). Returns the intermediate's schedule.
+FuncSchedule partial_results_per_point_stage(const FuncNode &f, const StageNode &stage, const StageTiling &tiling,
+                                             size_t factored_at, StageSchedule &out) {
+  LoopNames fresh(stage);
+  for (const std::string &arg : f.args) fresh.reserve(arg);
+  const size_t point_at = 1 - factored_at;
+  const std::string &factored = tiling.vars[factored_at], &point = tiling.vars[point_at];
+  const std::string steps = fresh.make(factored, "o"), lanes = fresh.make(factored, "i");
+  const std::string part = fresh.make("part", "");
+  const std::string intermediate = f.name + "_intm";  // the name Halide 14 gives it
+  const int64_t partials = tiling.threads[factored_at];
+  out.rvars.insert(out.rvars.end(), {steps, lanes});
+  out.directives.push_back(Directive{Kind::Split, {factored, steps, lanes}, {partials}, kGuard});
+  out.directives.push_back(Directive{Kind::RFactor, {lanes, part}, {}, Halide::TailStrategy::Auto, intermediate});
+  const int64_t points = std::max<int64_t>(1, tiling.extents[point_at]);
+  out.directives.push_back(Directive{Kind::GpuTile,
+                                     {point, fresh.make(point, "o"), fresh.make(point, "i")},
+                                     {std::min<int64_t>(kPartialResultsMergeThreads, ceil_pow2(points))},
+                                     kGuard});
+
+  // The intermediate's loops: `part` in place of the factored loop, tiled as the tiling says
+  // (names of its own: the combining stage's split names are f's, not the intermediate's).
+  LoopNames fresh_intermediate(stage);
+  fresh_intermediate.reserve(part);
+  fresh_intermediate.reserve(steps);
+  std::vector<std::string> loops = tiling.vars;
+  loops[factored_at] = part;
+  std::vector<std::string> outer, inner;
+  for (const std::string &v : loops) {
+    outer.push_back(fresh_intermediate.make(v, "o"));
+    inner.push_back(fresh_intermediate.make(v, "i"));
+  }
+  const Directive tile{Kind::GpuTile,
+                       {loops[0], loops[1], outer[0], outer[1], inner[0], inner[1]},
+                       {tiling.threads[0], tiling.threads[1]},
+                       kGuard};
+  FuncSchedule intermediate_schedule;
+  intermediate_schedule.func = intermediate;
+  intermediate_schedule.level = ComputeLevel::Root;
+  intermediate_schedule.comment = "the partial results of " + f.name + ": " + std::to_string(partials) +
+                                  " per point along " + factored + ", a GPU thread each";
+  StageSchedule pure;
+  pure.directives = {Directive{Kind::ComputeRoot}, tile};
+  StageSchedule update;
+  update.stage = 1;
+  update.rvars.push_back(steps);
+  for (const LoopDim &l : stage.loops)
+    if (l.is_rvar && l.var != factored) update.rvars.push_back(l.var);
+  // Every reduction step inside the thread loops (Halide would leave them outside: a launch each).
+  std::vector<std::string> order = update.rvars;
+  order.insert(order.end(), {inner[0], inner[1], outer[0], outer[1]});
+  update.directives = {tile, Directive{Kind::Reorder, order}};
+  intermediate_schedule.stages = {pure, update};
+  return intermediate_schedule;
+}
+
 FuncSchedule partial_results_stage(const FuncNode &f, const StageNode &stage, const StageTiling &tiling,
                                    StageSchedule &out) {
+  if (const int factored = partial_loop_per_point(tiling, stage); factored >= 0)
+    return partial_results_per_point_stage(f, stage, tiling, size_t(factored), out);
   LoopNames fresh(stage);
   for (const std::string &arg : f.args) fresh.reserve(arg);
   const std::string &inner = tiling.vars.front();
@@ -255,7 +321,7 @@ FuncSchedule partial_results_stage(const FuncNode &f, const StageNode &stage, co
     const std::string &bin = f.args.front();
     out.directives.push_back(Directive{Kind::GpuTile,
                                        {bin, fresh.make(bin, "o"), fresh.make(bin, "i")},
-                                       {kPartialHistogramMergeThreads},
+                                       {kPartialResultsMergeThreads},
                                        kGuard});
   }
 

@@ -390,6 +390,50 @@ std::optional<StageTiling> partials_tiling(const FuncNode &f, const StageNode &u
   return t;
 }
 
+// Partial results per point: only where the pure loop's points are too few to keep the GPU
+// busy (a row of a 720-row image: 720 threads), and each partial result still takes several
+// steps of the reduction.
+constexpr int64_t kMaxPointsForPartialsPerPoint = 16384, kMinStepsPerPartialResult = 8;
+
+// A row or column reduction (an update with one pure loop, associative and commutative, storing
+// to its own point) whose pure loop has few points: its partial results per point along its
+// innermost reduction loop (see StageTiling::partials), in blocks of 256 threads. Two layouts:
+// the partial results innermost (consecutive threads read consecutive iterations: a row's sum),
+// or the pure loop innermost (consecutive threads read consecutive points: a column's sum).
+std::vector<StageTiling> partials_per_point_tilings(const StageNode &update, bool every) {
+  const StageTiling pure = empty_tiling(update, update.index);
+  if (update.index == 0 || !update.rfactor_safe || update.scatter || pure.vars.size() != 1) return {};
+  const auto factored = std::find_if(update.loops.begin(), update.loops.end(), [](const LoopDim &l) { return l.is_rvar; });
+  if (factored == update.loops.end()) return {};
+  const int64_t points = pure.extents[0], steps = std::max<int64_t>(1, factored->estimate.extent());
+  if (points > kMaxPointsForPartialsPerPoint) return {};
+  std::vector<StageTiling> out;
+  auto add = [&](bool partials_inner, int64_t partials) {
+    if (steps < kMinStepsPerPartialResult * partials) return;
+    const int64_t along_pure = std::min<int64_t>(256 / partials, ceil_pow2(points));
+    if (!partials_inner && along_pure < 8) return;  // too few points for the pure loop to lead
+    StageTiling t;
+    t.partials = true;
+    const size_t r = partials_inner ? 0 : 1, p = 1 - r;
+    t.vars.assign(2, "");
+    t.vars[r] = factored->var;
+    t.vars[p] = pure.vars[0];
+    t.extents = {0, 0};
+    t.extents[r] = steps;
+    t.extents[p] = points;
+    t.threads = {1, 1};
+    t.threads[r] = partials;
+    t.threads[p] = along_pure;
+    t.serial = {1, 1};
+    t.serial[r] = (steps + partials - 1) / partials;  // one block spans the whole reduction loop
+    t.in_thread = {false, false};
+    out.push_back(t);
+  };
+  for (int64_t partials : every ? std::vector<int64_t>{16, 32, 64} : std::vector<int64_t>{32}) add(true, partials);
+  for (int64_t partials : every ? std::vector<int64_t>{4, 8, 32} : std::vector<int64_t>{8}) add(false, partials);
+  return out;
+}
+
 StageTiling update_tiling(const StageNode &update, const StageTiling &pure, const GpuProfile &gpu) {
   StageTiling t = empty_tiling(update, update.index);
   if (t.single_thread) {
@@ -676,6 +720,16 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
           any = true;
         }
       if (any) break;
+    }
+    // A row or column reduction with few rows: its first such update's partial results per point.
+    for (size_t s = 1; s < f.stages.size() && !limits.coarse; s++) {
+      const std::vector<StageTiling> per_point = partials_per_point_tilings(f.stages[s], limits.every_update_option);
+      for (const StageTiling &p : per_point) {
+        FuncDecision variant = root;
+        variant.tilings[s] = p;
+        options.push_back(variant);
+      }
+      if (!per_point.empty()) break;
     }
     const size_t last = f.stages.size() - 1;
     for (int64_t rows : limits.coarse ? std::vector<int64_t>{16} : std::vector<int64_t>{4, 16, 64})

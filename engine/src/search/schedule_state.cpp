@@ -41,6 +41,20 @@ bool StageTiling::row_loop(size_t i) const {
   return tiled_before >= 2;
 }
 
+int partial_loop_per_point(const StageTiling &tiling, const StageNode &update) {
+  if (!tiling.partials) return -1;
+  int reduction = -1;
+  bool pure = false;
+  for (size_t i = 0; i < tiling.vars.size(); i++) {
+    const auto loop = std::find_if(update.loops.begin(), update.loops.end(),
+                                   [&](const LoopDim &l) { return l.var == tiling.vars[i]; });
+    if (loop == update.loops.end()) return -1;
+    if (loop->is_rvar) reduction = reduction < 0 ? int(i) : reduction;
+    else pure = true;
+  }
+  return pure ? reduction : -1;
+}
+
 int StageTiling::innermost_thread_loop() const {
   for (size_t i = 0; i < threads.size(); i++)
     if (threads[i] > 1) return int(i);
@@ -152,7 +166,7 @@ uint64_t ScheduleState::structural_hash() const {
   return hasher.h;
 }
 
-std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
+std::string describe_decision(const PipelineDag &dag, int func, const FuncDecision &d) {
   switch (d.level) {
     case ComputeLevel::Inline: return "inlined into its consumers";
     case ComputeLevel::Block:
@@ -196,10 +210,18 @@ std::string describe_decision(const PipelineDag &dag, const FuncDecision &d) {
       text += std::string(u.own_tiling || u.reduction_unroll > 1 ? "," : "") + " reduction in slabs of " +
               std::to_string(u.slab);
   }
-  for (const StageTiling &u : d.tilings)
-    if (u.partials)
+  for (size_t k = 0; k < d.tilings.size(); k++) {
+    const StageTiling &u = d.tilings[k];
+    if (!u.partials) continue;
+    const bool has_stage = func >= 0 && k < dag.funcs[size_t(func)].stages.size();
+    const int per_point = has_stage ? partial_loop_per_point(u, dag.funcs[size_t(func)].stages[k]) : -1;
+    if (per_point >= 0)
+      text += "; update in " + std::to_string(u.threads[size_t(per_point)]) + " partial results per point along " +
+              u.vars[size_t(per_point)] + " (rfactor), combined a thread per point";
+    else
       text += "; update in " + std::to_string(u.extents.front()) + " partial results along " + u.vars.front() +
-              " (rfactor), combined in one thread";
+              " (rfactor), combined " + (has_stage && !dag.funcs[size_t(func)].args.empty() ? "a thread per bin" : "in one thread");
+  }
   for (const StageTiling &u : d.tilings)
     if (u.privatized)
       text += "; update privatized: a shared-memory copy per " + std::to_string(u.serial.back()) + " " + u.vars.back() +

@@ -42,6 +42,11 @@ struct StageTiling {
   /// that loop (`threads` per block; the other reduction loops whole inside each thread). The
   /// stage itself then combines them: a total in one thread, a histogram a thread per bin.
   bool partials = false;
+  /// With `partials`, where the update has a pure loop (a row or column reduction whose pure
+  /// points are too few to fill the GPU): each of its points gets `threads[k]` partial results
+  /// along reduction loop `vars[k]` (partial_loop_per_point), consecutive partial results taking
+  /// consecutive iterations, each stepping `serial[k]` times through the loop; the update's pure
+  /// loop is tiled over threads beside it. The stage then combines them a thread per point.
   /// Update stages: the innermost reduction loop split by this factor, the inner part unrolled
   /// inside each thread (instruction-level parallelism: the unrolled steps' loads issue together
   /// and each step's value reaches the next in registers). 1: the loop runs as it is.
@@ -68,6 +73,11 @@ struct StageTiling {
   /// Index of the innermost thread loop (the coalescing dimension), or -1.
   int innermost_thread_loop() const;
 };
+
+/// The index in `tiling.vars` of the reduction loop whose partial results each point of the Func
+/// gets (StageTiling::partials of an update with a pure loop), or -1: not partials, or a total's
+/// or histogram's (every var a reduction loop).
+int partial_loop_per_point(const StageTiling &tiling, const StageNode &update);
 
 struct FuncDecision {
   ComputeLevel level = ComputeLevel::Inline;
@@ -130,6 +140,6 @@ public:
 };
 
 /// Human-readable one-line description of a decision ("root 32x8 threads, 4 rows/thread").
-std::string describe_decision(const PipelineDag &dag, const FuncDecision &decision);
+std::string describe_decision(const PipelineDag &dag, int func, const FuncDecision &decision);
 
 }  // namespace hlsched

@@ -95,9 +95,9 @@ struct StageNode {
   /// Update stages: an associative and commutative reduction of one 32-bit value (a histogram's
   /// +=, a max...), so its reduction loops may run in parallel with atomic updates.
   bool atomic_safe = false;
-  /// Update stages of one value with two or more reduction loops whose reduction Halide proves
-  /// associative and commutative (sums, max, min, histograms of any type): rfactor may compute
-  /// partial results over the second reduction loop in parallel (StageTiling::partials).
+  /// Update stages of one value with reduction loops whose reduction Halide proves associative
+  /// and commutative (sums, max, min, histograms of any type): rfactor may compute partial
+  /// results along a reduction loop in parallel (StageTiling::partials).
   bool rfactor_safe = false;
   /// Update stages whose stored index depends on a reduction loop (a histogram's bin).
   bool scatter = false;
