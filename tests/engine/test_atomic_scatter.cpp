@@ -123,12 +123,6 @@ bool uses_global_atomics(const ScheduleSpec &spec) {
   return code.find(".atomic()") != std::string::npos && code.find("rfactor") == std::string::npos;
 }
 
-int func_named(const PipelineDag &dag, const std::string &prefix) {
-  for (size_t f = 0; f < dag.funcs.size(); f++)
-    if (dag.funcs[f].name.rfind(prefix, 0) == 0) return int(f);
-  return -1;
-}
-
 bool offers_inline(const std::vector<FuncDecision> &options) {
   return std::any_of(options.begin(), options.end(),
                      [](const FuncDecision &d) { return d.level == ComputeLevel::Inline; });

@@ -23,15 +23,6 @@ using namespace hlsched::testing;
 
 namespace {
 
-// Halide renames a Func whose name an earlier test of the process took ("prod$1").
-int func_named(const PipelineDag &dag, const std::string &name) {
-  for (size_t f = 0; f < dag.funcs.size(); f++) {
-    const std::string &n = dag.funcs[f].name;
-    if (n == name || n.rfind(name + "$", 0) == 0) return int(f);
-  }
-  return -1;
-}
-
 Halide::ImageParam square_input() {
   Halide::ImageParam in(Halide::Float(32), 2, "in");
   in.dim(0).set_estimate(0, 512);

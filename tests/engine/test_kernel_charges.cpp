@@ -10,14 +10,9 @@
 #include "search/schedule_state.h"
 
 using namespace hlsched;
+using namespace hlsched::testing;
 
 namespace {
-
-int func_named(const PipelineDag &dag, const std::string &prefix) {
-  for (size_t f = 0; f < dag.funcs.size(); f++)
-    if (dag.funcs[f].name.rfind(prefix, 0) == 0) return int(f);
-  return -1;
-}
 
 Halide::ImageParam input_image() {
   Halide::ImageParam in(Halide::Float(32), 2, "in");

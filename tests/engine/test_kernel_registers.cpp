@@ -19,17 +19,9 @@
 #include "search/schedule_state.h"
 
 using namespace hlsched;
+using namespace hlsched::testing;
 
 namespace {
-
-// By the name given in the test: Halide renames a second Func of the same name "name$1".
-int func_named(const PipelineDag &dag, const std::string &name) {
-  for (size_t f = 0; f < dag.funcs.size(); f++) {
-    const std::string &n = dag.funcs[f].name;
-    if (n == name || n.rfind(name + "$", 0) == 0) return int(f);
-  }
-  return -1;
-}
 
 FuncDecision default_root(const PipelineDag &dag, int f, const GpuProfile &gpu) {
   for (const FuncDecision &d : standalone_options(dag, f, gpu, OptionLimits{}))

@@ -198,13 +198,6 @@ FuncDecision inherited_root(const PipelineDag &dag, int func, int64_t width) {
   return {};
 }
 
-// Func names carry a "$n" suffix from the second instance of a generator in a process on.
-int func_named(const PipelineDag &dag, const std::string &name) {
-  for (size_t f = 0; f < dag.funcs.size(); f++)
-    if (dag.funcs[f].name == name || dag.funcs[f].name.rfind(name + "$", 0) == 0) return int(f);
-  return -1;
-}
-
 KernelCost update_cost(const PipelineDag &dag, int func, const FuncDecision &d, KernelModel *model = nullptr) {
   ScheduleState state(dag);
   state.decide(func, d);

@@ -62,4 +62,12 @@ int64_t count_differences(const Halide::Buffer<> &a, const Halide::Buffer<> &b) 
   return n;
 }
 
+int func_named(const PipelineDag &dag, const std::string &name) {
+  for (size_t f = 0; f < dag.funcs.size(); f++) {
+    const std::string &n = dag.funcs[f].name;
+    if (n == name || n.rfind(name + "$", 0) == 0) return int(f);
+  }
+  return -1;
+}
+
 }  // namespace hlsched::testing

@@ -7,6 +7,7 @@
 
 #include "Halide.h"
 #include "hlsched/engine/generator_instance.h"
+#include "hlsched/engine/pipeline_dag.h"
 #include "hlsched/engine/pipeline_walk.h"
 
 namespace hlsched::testing {
@@ -52,5 +53,9 @@ Halide::Buffer<T> random_buffer(std::vector<int> sizes, uint32_t seed, double lo
   });
   return buffer;
 }
+
+/// The DAG index of the Func a test named `name`, also when Halide renamed it because an earlier
+/// test of the process took the name ("name$1"); -1 when there is none.
+int func_named(const PipelineDag &dag, const std::string &name);
 
 }  // namespace hlsched::testing
