@@ -23,18 +23,11 @@ using namespace hlsched::testing;
 
 namespace {
 
-Halide::ImageParam square_input() {
-  Halide::ImageParam in(Halide::Float(32), 2, "in");
-  in.dim(0).set_estimate(0, 512);
-  in.dim(1).set_estimate(0, 512);
-  return in;
-}
-
 // `out` reads `prod` at its own point and, through `other` (inlined), at `(y, x)` when
 // `transposed`, else at a neighbour `(x + 1, y)`.
 Halide::Pipeline two_paths(bool transposed) {
   using namespace Halide;
-  ImageParam in = square_input();
+  ImageParam in = float_input_512x512();
   Var x("x"), y("y");
   Func prod("prod"), other("other"), out("out");
   prod(x, y) = sqrt(in(x, y) * in(x, y) + 1.0f);
@@ -134,7 +127,7 @@ TEST_CASE("a Func fused per thread is legal only while the kernel's own stage is
           "[schedule][fusion]") {
   // Random pipeline 400247's shape: blur reads mix at three rows, mix reads box at its point.
   using namespace Halide;
-  ImageParam in = square_input();
+  ImageParam in = float_input_512x512();
   Var x("x"), y("y");
   Func box("box"), mix("mix"), blur("blur");
   box(x, y) = in(x - 1, y) + in(x, y) + in(x + 1, y);
@@ -173,7 +166,7 @@ TEST_CASE("a mirrored boundary condition is never computed in a Func per GPU blo
   // Random pipelines 400151, 500092 and 500064: Halide 14's CUDA code computed wrong values
   // there (the CPU twins exact); at root or inlined into the kernel's own stage it is right.
   using namespace Halide;
-  ImageParam in = square_input();
+  ImageParam in = float_input_512x512();
   Var x("x"), y("y");
   Func mirrored = BoundaryConditions::mirror_interior(in);
   Func blur("blur"), out("out");

@@ -14,13 +14,6 @@ using namespace hlsched::testing;
 
 namespace {
 
-Halide::ImageParam input_image() {
-  Halide::ImageParam in(Halide::Float(32), 2, "in");
-  in.dim(0).set_estimate(0, 512);
-  in.dim(1).set_estimate(0, 512);
-  return in;
-}
-
 // `out` computed by its default tiling, every other Func inlined: the output kernel's model.
 KernelModel output_kernel(const PipelineDag &dag, const GpuProfile &gpu) {
   ScheduleState state(dag);
@@ -42,7 +35,7 @@ KernelModel output_kernel(const PipelineDag &dag, const GpuProfile &gpu) {
 
 TEST_CASE("a Func read twice at one point is one call, computed once when inlined", "[cost_model][kernel]") {
   using namespace Halide;
-  ImageParam in = input_image();
+  ImageParam in = float_input_512x512();
   Var x("x"), y("y");
   Func sq("sq"), out("out");
   sq(x, y) = in(x, y) * in(x, y) + 1.0f;
@@ -63,13 +56,13 @@ TEST_CASE("an inlined Func adds its arithmetic to the kernel, no address arithme
   Var x("x"), y("y");
 
   // The same arithmetic and the same loads, written as one Func or through an inlined one.
-  ImageParam a_in = input_image();
+  ImageParam a_in = float_input_512x512();
   Func a_out("out");
   a_out(x, y) = a_in(x, y) * 2.0f + 1.0f;
   a_out.set_estimates({{0, 512}, {0, 512}});
   const PipelineDag direct = build_pipeline_dag(Pipeline(a_out));
 
-  ImageParam b_in = input_image();
+  ImageParam b_in = float_input_512x512();
   Func scaled("scaled"), b_out("out");
   scaled(x, y) = b_in(x, y) * 2.0f;
   b_out(x, y) = scaled(x, y) + 1.0f;

@@ -62,6 +62,13 @@ int64_t count_differences(const Halide::Buffer<> &a, const Halide::Buffer<> &b) 
   return n;
 }
 
+Halide::ImageParam float_input_512x512() {
+  Halide::ImageParam in(Halide::Float(32), 2, "in");
+  in.dim(0).set_estimate(0, 512);
+  in.dim(1).set_estimate(0, 512);
+  return in;
+}
+
 int func_named(const PipelineDag &dag, const std::string &name) {
   for (size_t f = 0; f < dag.funcs.size(); f++) {
     const std::string &n = dag.funcs[f].name;

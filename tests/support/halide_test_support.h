@@ -54,6 +54,10 @@ Halide::Buffer<T> random_buffer(std::vector<int> sizes, uint32_t seed, double lo
   return buffer;
 }
 
+/// A 2-D float input named "in" whose estimates are 512 x 512: the input of most small test
+/// pipelines.
+Halide::ImageParam float_input_512x512();
+
 /// The DAG index of the Func a test named `name`, also when Halide renamed it because an earlier
 /// test of the process took the name ("name$1"); -1 when there is none.
 int func_named(const PipelineDag &dag, const std::string &name);

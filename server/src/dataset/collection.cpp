@@ -56,13 +56,20 @@ server::bench::BenchVariant plugin_variant(const CollectionOptions &options, con
   return v;
 }
 
-// The search's schedule and the random walks of one pipeline.
+// The search's schedule, its candidates under other options and the random walks of one pipeline.
 void add_scheduled_variants(const CollectionOptions &options, const std::string &app, const fs::path &source,
                             const std::string &generator, const json &pipeline, CollectionPlan &plan) {
   if (options.beam) {
     const std::string hlsched_options = "gpu=" + options.gpu_profile + ",strategy=beam";
     plan.variants.push_back({plugin_variant(options, app, "beam", source, generator, hlsched_options), pipeline,
                              {{"kind", "beam"}, {"options", hlsched_options}}});
+  }
+  for (int k = 0; k < options.candidates; k++) {
+    const std::string hlsched_options = "gpu=" + options.gpu_profile + ",strategy=beam" +
+                                        (options.search_options.empty() ? "" : "," + options.search_options) +
+                                        ",candidate=" + std::to_string(k);
+    plan.variants.push_back({plugin_variant(options, app, "c" + std::to_string(k), source, generator, hlsched_options),
+                             pipeline, {{"kind", "candidate"}, {"options", hlsched_options}, {"candidate", k}}});
   }
   for (int walk = 0; walk < options.samples; walk++) {
     const std::string hlsched_options = sample_options(options.gpu_profile, options.sample_seed, walk);

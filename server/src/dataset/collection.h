@@ -30,6 +30,11 @@ struct CollectionOptions {
   int samples = 5;                  ///< random walks per pipeline (examples and random ones)
   uint64_t sample_seed = 1;         ///< walks 0 .. samples-1 of this seed
   bool beam = true;                 ///< also the beam search's schedule
+  /// The beam search's best `candidates` distinct schedules (candidate=0..K-1) under
+  /// `search_options` (e.g. "model=learned,weights=W"): what a model picks is what it most needs
+  /// to see measured (a model is never corrected on schedules it rates badly and so never picks).
+  int candidates = 0;
+  std::string search_options;
   std::vector<std::string> examples;  ///< example apps (each also gets its manual schedule)
   int pack_size = 25;               ///< random pipelines per generator source
   std::string gpu_profile = "h200";

@@ -155,6 +155,11 @@ void add_collect_options(CLI::App &cmd, CollectRequest &request, bool &all_examp
   cmd.add_option("--max-stages", c.max_stages, "Most stages of a random pipeline")->check(CLI::Range(1, 500));
   cmd.add_option("--samples", c.samples, "Random walks (strategy=sample) per pipeline")->check(CLI::NonNegativeNumber);
   cmd.add_option("--sample-seed", c.sample_seed, "Seed of the random walks");
+  cmd.add_option("--candidates", c.candidates,
+                 "The beam search's best K distinct schedules (plugin candidate=0..K-1) per pipeline")
+      ->check(CLI::Range(0, 64));
+  cmd.add_option("--search-options", c.search_options,
+                 "HLSCHED_OPTIONS of the candidates' search, e.g. model=learned,weights=W.weights");
   cmd.add_option("--example", c.examples, "Example app (repeatable)");
   cmd.add_flag("--all-examples", all_examples, "Every example app");
   cmd.add_option("--gpu", c.gpu_profile, "hlsched GPU profile to schedule and predict with");
