@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +27,7 @@ namespace hlsched::server {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+namespace asio = boost::asio;
 
 namespace {
 
@@ -127,18 +131,6 @@ fs::path pipeline_source(const json &pipeline, const TrainRequest &request, cons
   for (const fs::path &root : roots)
     if (fs::exists(root / relative)) return root / relative;
   throw std::runtime_error("cannot find " + relative + " (give --repo-root)");
-}
-
-// Measured ms per (func, stage): a stage Halide splits into several kernels sums them.
-std::map<std::pair<std::string, int>, double> kernel_times(const json &measured) {
-  std::map<std::pair<std::string, int>, double> times;
-  for (const json &k : field(measured, "kernels")) {
-    const std::string func = field(k, "func").is_string() ? k["func"].get<std::string>() : "";
-    const int stage = field(k, "stage").is_number_integer() ? k["stage"].get<int>() : -1;
-    if (func.empty() || stage < 0 || !field(k, "ms").is_number()) continue;
-    times[{dataset::kernel_func_name(func), stage}] += k["ms"].get<double>();
-  }
-  return times;
 }
 
 // One pipeline's records featurized in a worker, cached by what determines the result: the
@@ -245,16 +237,33 @@ FeaturizedDataset featurize_dataset(const TrainRequest &request) {
   TrainingSet &set = out.set;
   for (const std::string &p : provenance) set.provenance += (set.provenance.empty() ? "" : ", ") + p;
   set.provenance = "data: " + std::to_string(order.size()) + " pipelines (" + set.provenance + ")";
-  for (const std::string &id : order) {
+  // Each pipeline in a worker process of its own, `jobs` at a time; the answers in order.
+  std::vector<json> answers(order.size());
+  std::vector<std::string> errors(order.size());
+  {
+    asio::thread_pool workers(size_t(std::max(1, request.jobs)));
+    for (size_t p = 0; p < order.size(); p++)
+      asio::post(workers, [&, p] {
+        const std::vector<json> &records = by_pipeline.at(order[p]);
+        std::vector<json> refs;
+        for (const json &r : records) refs.push_back(schedule_ref(r));
+        try {
+          answers[p] = featurize_pipeline(records.front()["pipeline"], refs, request, cache);
+        } catch (const std::exception &e) {
+          errors[p] = e.what();
+        }
+      });
+    workers.join();
+  }
+  for (size_t p = 0; p < order.size(); p++) {
+    const std::string &id = order[p];
     const std::vector<json> &records = by_pipeline[id];
-    std::vector<json> refs;
-    for (const json &r : records) refs.push_back(schedule_ref(r));
     std::vector<ScheduleRow> rows;
     json rebuilt;
     try {
-      const json answer = featurize_pipeline(records.front()["pipeline"], refs, request, cache);
-      rows = parse_training_set(answer["features"].get<std::string>()).pipelines.at(0).schedules;
-      rebuilt = answer["rebuilt"];
+      if (!errors[p].empty()) throw std::runtime_error(errors[p]);
+      rows = parse_training_set(answers[p]["features"].get<std::string>()).pipelines.at(0).schedules;
+      rebuilt = answers[p]["rebuilt"];
     } catch (const std::exception &e) {
       spdlog::warn("hlsched train: skipping pipeline {}: {}", id, e.what());
       out.failed_pipelines.push_back(id + ": " + e.what());
@@ -269,10 +278,9 @@ FeaturizedDataset featurize_dataset(const TrainRequest &request) {
       if (!keep) continue;
       const json &measured = records[i]["measured"];
       rows[i].measured_ms = measured["pipeline_ms"].get<double>();
-      const auto times = kernel_times(measured);
+      const auto times = dataset::measured_by_model_kernel(measured, i < rebuilt.size() ? rebuilt[i] : json());
       for (KernelRow &k : rows[i].kernels)
-        if (auto it = times.find({dataset::kernel_func_name(k.func), k.stage}); it != times.end())
-          k.measured_ms = it->second;
+        if (auto it = times.find(dataset::kernel_key(k.func, k.stage)); it != times.end()) k.measured_ms = it->second.ms;
       pipeline.schedules.push_back(std::move(rows[i]));
     }
     if (!pipeline.schedules.empty()) set.pipelines.push_back(std::move(pipeline));
@@ -309,6 +317,7 @@ CLI::App *TrainCommand::add_to(CLI::App &app) {
   cmd->add_option("--cache-dir", r.cache_dir, "Build and feature cache (default $HLSCHED_CACHE_DIR or ~/.cache/hlsched)");
   cmd->add_option("--gpu", r.gpu, "GPU profile the terms are computed for");
   cmd->add_option("--timeout", r.timeout_s, "Seconds per pipeline's featurization")->check(CLI::PositiveNumber);
+  cmd->add_option("--jobs", r.jobs, "Pipelines featurized at once (a worker process each)")->check(CLI::PositiveNumber);
   cmd->add_option("--seed", r.train.seed, "Seed: initialization and batch order (same seed, same weights)");
   cmd->add_option("--epochs", r.train.epochs, "Passes over the training pipelines")->check(CLI::PositiveNumber);
   cmd->add_option("--learning-rate", r.train.learning_rate, "Adam step size")->check(CLI::PositiveNumber);
@@ -404,6 +413,7 @@ CLI::App *DatasetCheckCommand::add_to(CLI::App &dataset) {
   cmd->add_option("--cache-dir", r.cache_dir, "Build and feature cache (default $HLSCHED_CACHE_DIR or ~/.cache/hlsched)");
   cmd->add_option("--gpu", r.gpu, "GPU profile the schedules are rebuilt for");
   cmd->add_option("--timeout", r.timeout_s, "Seconds per pipeline's rebuild")->check(CLI::PositiveNumber);
+  cmd->add_option("--jobs", r.jobs, "Pipelines rebuilt at once (a worker process each)")->check(CLI::PositiveNumber);
   cmd->add_flag("--all", all_, "List every record, faithful ones too");
   return cmd;
 }

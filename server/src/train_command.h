@@ -35,6 +35,7 @@ struct TrainRequest {
   std::string cache_dir;
   std::string gpu = "h200";
   double timeout_s = 120;         ///< per pipeline's featurization
+  int jobs = 1;                   ///< pipelines featurized at once (a worker process each)
   bool json = false;
   bool untrained = false;         ///< write the untrained weights (the hand model) and stop
   bool keep_unfaithful = false;   ///< train on records whose rebuilt schedule is not the one measured

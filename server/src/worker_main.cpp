@@ -36,8 +36,11 @@ namespace {
 // directives that were measured (`ref["spec"]`), where they differ.
 json rebuilt_to_json(const PipelineDag &dag, const RebuiltSchedule &r, const json &ref) {
   json kernels = json::array();
-  for (const RebuiltSchedule::Launch &k : r.kernels)
-    kernels.push_back({{"func", k.func}, {"stage", k.stage}, {"blocks", k.blocks}, {"threads", k.threads_per_block}});
+  for (const RebuiltSchedule::Launch &k : r.kernels) {
+    json kernel = {{"func", k.func}, {"stage", k.stage}, {"blocks", k.blocks}, {"threads", k.threads_per_block}};
+    if (k.partials) kernel["partials"] = true;
+    kernels.push_back(std::move(kernel));
+  }
   json out = {{"from", r.from}, {"kernels", kernels}};
   if (r.from.empty() || !ref.contains("spec") || !ref["spec"].is_object()) return out;
   std::vector<std::string> measured;

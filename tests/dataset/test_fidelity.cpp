@@ -77,3 +77,34 @@ TEST_CASE("the fidelity check names each way a rebuilt schedule can differ", "[d
     CHECK(check_fidelity(measured_record(), rebuilt).ok());
   }
 }
+
+TEST_CASE("a stage in partial results is its intm kernels and its own, launched as the partial results",
+          "[dataset][fidelity]") {
+  // Random pipeline 600002's histogram: Halide runs hist_1.s1's rfactor as hist_1_intm.s0 (the
+  // partial results' initialization), hist_1_intm.s1 (the partial results) and hist_1.s1
+  // (combining them); the kernel model has one kernel, launched as hist_1_intm.s1.
+  const json record = json::parse(R"({
+    "id": "c/r600002__beam",
+    "measured": {"pipeline_ms": 0.18, "kernels": [
+      {"func": "hist_1_intm", "stage": 0, "grid": [8, 1, 1], "block": [32, 1, 1], "ms": 0.019},
+      {"func": "hist_1_intm", "stage": 1, "grid": [8, 1, 1], "block": [32, 1, 1], "ms": 0.129},
+      {"func": "hist_1", "stage": 0, "grid": [1, 1, 1], "block": [128, 1, 1], "ms": 0.0005},
+      {"func": "hist_1", "stage": 1, "grid": [2, 1, 1], "block": [64, 1, 1], "ms": 0.0067}]}})");
+  json rebuilt = json::parse(R"({
+    "from": "state", "loop_nest_differs": [],
+    "kernels": [{"func": "hist_1", "stage": 0, "blocks": 1, "threads": 128},
+                {"func": "hist_1", "stage": 1, "blocks": 8, "threads": 32, "partials": true}]})");
+  CHECK(check_fidelity(record, rebuilt).ok());
+  const auto kernels = measured_by_model_kernel(record["measured"], rebuilt);
+  REQUIRE(kernels.size() == 2);
+  CHECK(kernels.at("hist_1.s1").ms == Approx(0.019 + 0.129 + 0.0067));
+  CHECK(kernels.at("hist_1.s0").ms == Approx(0.0005));
+
+  SECTION("without partial results in the rebuild, the intm kernels are kernels it lacks") {
+    rebuilt["kernels"][1].erase("partials");
+    const Fidelity f = check_fidelity(record, rebuilt);
+    REQUIRE(f.mismatches.size() == 3);
+    CHECK(f.mismatches[0] == "kernel hist_1_intm.s0 ran but is not in the rebuilt schedule");
+    CHECK(f.mismatches[2] == "kernel hist_1.s1 launched 2 blocks x 64 threads; the kernel model has 8 x 32");
+  }
+}

@@ -4,7 +4,9 @@
 //   block; fused per block, its shared memory took most of the Func and the launch failed;
 // - a Func fused per thread stays legal only while every consumer is the kernel's own stage
 //   (random pipeline 400247: a polish move fused its consumer per block, and Halide refused
-//   box_3.compute_at(blur_7, xi)).
+//   box_3.compute_at(blur_7, xi));
+// - a loop estimated at one iteration runs as a block loop (random pipeline 600101), never
+//   inside the threads, where a Func per thread would span it.
 // Cost: small DAGs built in memory, one CUDA compile, a few seconds.
 #include <catch2/catch.hpp>
 
@@ -162,6 +164,44 @@ TEST_CASE("a Func fused per thread is legal only while the kernel's own stage is
   CHECK_THROWS_WITH(compile_for_cuda(pipeline), Catch::Contains("invalid location"));
 }
 
+TEST_CASE("a loop estimated at one iteration is a block loop, so a Func per thread stays bounded",
+          "[schedule][fusion]") {
+  // Random pipeline 600101: blur_7 estimated 1 x 6, down_6 in registers per thread. The x loop,
+  // left innermost, ran inside every thread, and Halide 14 could not bound down_6's per-thread
+  // region ("unable to infer constant upper bound on extent of realization down_6").
+  using namespace Halide;
+  ImageParam in = float_input_512x512();
+  Var x("x"), y("y");
+  Func prod("prod"), out("out");
+  prod(x, y) = in(x, y) * 2.0f + 1.0f;
+  out(x, y) = prod(x - 1, y) + prod(x, y) + prod(x + 1, y) + prod(x, y + 1);
+  out.set_estimates({{0, 1}, {0, 64}});
+  const Pipeline pipeline(out);
+  const PipelineDag dag = build_pipeline_dag(pipeline);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int o = func_named(dag, "out"), p = func_named(dag, "prod");
+  REQUIRE(o >= 0);
+  REQUIRE(p >= 0);
+  ScheduleState state(dag);
+  state.decide(o, standalone_options(dag, o, gpu, OptionLimits{}).front());
+  const StageTiling &tiling = state.decisions[size_t(o)].tilings.at(0);
+  REQUIRE(tiling.vars.at(0) == "x");
+  REQUIRE_FALSE(tiling.tiled(0));
+  REQUIRE_FALSE(tiling.in_thread[0]);
+  for (size_t f = 0; f < dag.funcs.size(); f++)
+    if (!state.decided[f] && int(f) != p) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+  state.decide(p, FuncDecision{ComputeLevel::Thread, o, {}});
+  const KernelModel km = build_kernel_model(dag, state, o, 0, gpu);
+  REQUIRE(km.valid);
+  const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+  const std::string text = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(text);
+  CHECK(text.find("gpu_blocks(x)") != std::string::npos);
+  CHECK(text.find("MemoryType::Register") != std::string::npos);
+  apply_schedule(spec, pipeline, ApplyMode::Gpu);
+  CHECK(launches_gpu_kernels(compile_for_cuda(pipeline)));
+}
+
 TEST_CASE("a mirrored boundary condition is never computed in a Func per GPU block", "[cost_model][kernel][fusion]") {
   // Random pipelines 400151, 500092 and 500064: Halide 14's CUDA code computed wrong values
   // there (the CPU twins exact); at root or inlined into the kernel's own stage it is right.
@@ -179,6 +219,8 @@ TEST_CASE("a mirrored boundary condition is never computed in a Func per GPU blo
   REQUIRE(o >= 0);
   REQUIRE(b >= 0);
   REQUIRE(m >= 0);
+  CHECK(dag.funcs[size_t(m)].mirrors_at_boundary);
+  CHECK_FALSE(dag.funcs[size_t(b)].mirrors_at_boundary);  // reads the mirror, is not one
   auto kernel_with = [&](ComputeLevel blur_level, ComputeLevel mirror_level) {
     ScheduleState state(dag);
     state.decide(o, standalone_options(dag, o, gpu, OptionLimits{}).front());
@@ -193,4 +235,27 @@ TEST_CASE("a mirrored boundary condition is never computed in a Func per GPU blo
   CHECK_FALSE(inside.valid);
   CHECK(inside.invalid_reason.find("mirrored") != std::string::npos);
   CHECK_FALSE(kernel_with(ComputeLevel::Inline, ComputeLevel::Block).valid);  // itself per block
+}
+
+TEST_CASE("boundary conditions that reflect through abs() and % are marked as mirrors", "[dag][fusion]") {
+  // The faults were seen with mirror_interior's reflection; mirror_image's (no abs()) is not marked.
+  using namespace Halide;
+  ImageParam in = float_input_512x512();
+  Var x("x"), y("y");
+  Func interior = BoundaryConditions::mirror_interior(in), image = BoundaryConditions::mirror_image(in);
+  Func edge = BoundaryConditions::repeat_edge(in);
+  Func out("out");
+  out(x, y) = interior(x, y - 1) + image(x - 1, y) + edge(x + 1, y) + abs(in(x, y) % 3.0f);  // no likely()
+  out.set_estimates({{0, 512}, {0, 512}});
+  const PipelineDag dag = build_pipeline_dag(Pipeline(out));
+  const int m = func_named(dag, interior.name()), i = func_named(dag, image.name());
+  const int e = func_named(dag, edge.name()), o = func_named(dag, "out");
+  REQUIRE(m >= 0);
+  REQUIRE(i >= 0);
+  REQUIRE(e >= 0);
+  REQUIRE(o >= 0);
+  CHECK(dag.funcs[size_t(m)].mirrors_at_boundary);
+  CHECK_FALSE(dag.funcs[size_t(i)].mirrors_at_boundary);
+  CHECK_FALSE(dag.funcs[size_t(e)].mirrors_at_boundary);
+  CHECK_FALSE(dag.funcs[size_t(o)].mirrors_at_boundary);
 }

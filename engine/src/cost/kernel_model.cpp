@@ -88,20 +88,6 @@ double region_extent(const ProducerAccess &a, size_t d, const std::map<std::stri
   return std::clamp(std::ceil(extent), 1.0, std::max(1.0, full));
 }
 
-// A mirrored boundary condition (BoundaryConditions::mirror_image, mirror_interior): outside the
-// image, the index reflected through abs() and %; inside, a clamp marked likely(). Computed in a
-// Func per GPU block (itself or inlined into it), Halide 14's CUDA code computed wrong values
-// where every CPU twin was exact: random pipelines 400151, 500092 (a walk each; right with the
-// boundary condition at root) and 500064 (the beam: 2,326 of 4 M values), on the H200. No
-// schedule of those Funcs (rows not unrolled, RoundUp tails) made all three right; at root, or
-// inlined into a kernel's own stage, they are.
-bool mirrors_at_boundary(const FuncNode &f) {
-  if (f.stages.empty()) return false;
-  const std::string &d = f.stages[0].definition;
-  return d.find("likely(") != std::string::npos && d.find("abs(") != std::string::npos &&
-         d.find(" % ") != std::string::npos;
-}
-
 // A boundary condition: a clamped index (not affine, a constant window per point).
 bool reads_clamped_window(const ProducerAccess &a) {
   return !a.is_affine && std::all_of(a.points_per_consumer_point.begin(), a.points_per_consumer_point.end(),
@@ -140,8 +126,15 @@ public:
     }
     per_thread_ = propagate(tiling, /*per_thread=*/true, km);
     std::vector<FuncInKernel> per_block = propagate(tiling, /*per_thread=*/false, km);
+    // A mirrored boundary condition (FuncNode::mirrors_at_boundary, e.g. mirror_interior): outside
+    // the image, the index reflected through abs() and %; inside, a clamp marked likely(). Computed in a
+    // Func per GPU block (itself or inlined into it), Halide 14's CUDA code computed wrong values
+    // where every CPU twin was exact: random pipelines 400151, 500092 (a walk each; right with the
+    // boundary condition at root) and 500064 (the beam: 2,326 of 4 M values), on the H200. No
+    // schedule of those Funcs (rows not unrolled, RoundUp tails) made all three right; at root, or
+    // inlined into a kernel's own stage, they are.
     for (size_t f = 0; f < per_block.size(); f++)
-      if (per_block[f].reached && per_block[f].in_block_func && mirrors_at_boundary(dag_.funcs[f])) {
+      if (per_block[f].reached && per_block[f].in_block_func && dag_.funcs[f].mirrors_at_boundary) {
         km.valid = false;
         km.invalid_reason = "a mirrored boundary condition computed in a Func per GPU block";
       }

@@ -90,6 +90,32 @@ bool is_boundary_condition_name(const std::string &name) {
   return false;
 }
 
+// What a mirrored index is made of: a likely() branch, an abs() and a modulo.
+class MirrorParts : public IRVisitor {
+public:
+  bool likely = false, abs = false, mod = false;
+  bool all() const { return likely && abs && mod; }
+
+private:
+  using IRVisitor::visit;
+  void visit(const Call *op) override {
+    likely = likely || op->is_intrinsic(Call::likely);
+    abs = abs || op->is_intrinsic(Call::abs);
+    IRVisitor::visit(op);
+  }
+  void visit(const Mod *op) override {
+    mod = true;
+    IRVisitor::visit(op);
+  }
+};
+
+bool definition_mirrors_at_boundary(const Function &f) {
+  if (!f.has_pure_definition() || f.has_extern_definition()) return false;
+  MirrorParts parts;
+  for (const Expr &v : f.values()) v.accept(&parts);
+  return parts.all();
+}
+
 std::string definition_text(const Function &f, const Definition &def) {
   std::ostringstream out;
   out << f.name() << "(";
@@ -397,6 +423,7 @@ PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
     node.clamped_in_indexes = clamped.at(name);
     node.repeats_subexpression = definition_repeats_subexpression(f);
     node.repeats_argument = definition_repeats_argument(f);
+    node.mirrors_at_boundary = definition_mirrors_at_boundary(f);
     if (!f.has_extern_definition()) {
       node.stages.push_back(describe_stage(f, 0, env));
       for (size_t u = 0; u < f.updates().size(); u++) node.stages.push_back(describe_stage(f, int(u) + 1, env));

@@ -119,6 +119,7 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, bool un
   // (unrolls_in_thread_loops), split by their estimated extent with a guard (another extent at
   // run time stays correct), so that what the channels share is computed once.
   std::vector<std::string> in_thread, in_thread_outer, extra_blocks;
+  bool moves_single_iteration = false;
   for (size_t i = 0; i < tiling.vars.size(); i++) {
     if (std::find(tiled.begin(), tiled.end(), i) != tiled.end()) continue;
     if (tiling.row_loop(i)) {
@@ -141,11 +142,16 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, bool un
       out.directives.push_back(Directive{Kind::Split, {tiling.vars[i], o, c}, {tiling.extents[i]}, kGuard});
       in_thread.push_back(c);
       in_thread_outer.push_back(o);
-    } else if (tiling.extents[i] > 1) {
+    } else {
+      // One more block dimension, as the kernel model has it. A loop estimated at one iteration
+      // too: left where Halide puts it (innermost, inside the threads), it would run whole in
+      // every thread, and a Func computed per thread would span its extent at run time, which
+      // Halide cannot bound (random pipeline 600101, an output estimated one column wide).
       extra_blocks.push_back(tiling.vars[i]);
+      moves_single_iteration = moves_single_iteration || tiling.extents[i] <= 1;
     }
   }
-  if (!serial_inner.empty() || !in_thread.empty() || !names.slab_loop.empty()) {
+  if (!serial_inner.empty() || !in_thread.empty() || !names.slab_loop.empty() || moves_single_iteration) {
     std::vector<std::string> order = reductions;
     order.insert(order.end(), in_thread.begin(), in_thread.end());
     order.insert(order.end(), in_thread_outer.begin(), in_thread_outer.end());

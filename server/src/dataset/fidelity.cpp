@@ -23,10 +23,6 @@ double product(const json &dims) {
   return p;
 }
 
-std::string kernel_key(const std::string &func, int stage) {
-  return kernel_func_name(func) + ".s" + std::to_string(stage);
-}
-
 // Launch sizes within 5%: Halide rounds a region a little differently from the estimates (129,600
 // blocks launched where the kernel model has 129,570), which changes no feature that matters;
 // 5x more blocks or another block shape is another kernel.
@@ -48,6 +44,38 @@ std::string kernel_func_name(const std::string &func) {
   return out;
 }
 
+std::string kernel_key(const std::string &func, int stage) {
+  return kernel_func_name(func) + ".s" + std::to_string(stage);
+}
+
+std::map<std::string, MeasuredKernel> measured_by_model_kernel(const json &measured, const json &rebuilt) {
+  // Funcs with a stage in partial results: Halide 14 names the rfactor's Func <func>_intm.
+  std::map<std::string, std::string> partials_stage_of_intm;
+  for (const json &k : field(rebuilt, "kernels"))
+    if (field(k, "partials") == true)
+      partials_stage_of_intm[kernel_func_name(k["func"]) + "_intm"] = kernel_key(k["func"], k["stage"]);
+  std::map<std::string, MeasuredKernel> kernels;
+  std::map<std::string, int> launch_stage;  // the intm stage whose launch a partials kernel takes
+  for (const json &k : field(measured, "kernels")) {
+    if (!field(k, "func").is_string() || !field(k, "stage").is_number_integer()) continue;
+    const std::string func = k["func"];
+    const int stage = k["stage"];
+    const auto intm = partials_stage_of_intm.find(func);
+    const std::string key = intm != partials_stage_of_intm.end() ? intm->second : kernel_key(func, stage);
+    MeasuredKernel &m = kernels[key];
+    if (field(k, "ms").is_number()) m.ms = std::max(0.0, m.ms) + k["ms"].get<double>();
+    // The launch: the stage's last kernel's; for partial results, that of the intm's last stage.
+    const bool of_intm = intm != partials_stage_of_intm.end();
+    const auto taken = launch_stage.find(key);
+    if (of_intm ? (taken == launch_stage.end() || stage >= taken->second) : taken == launch_stage.end()) {
+      if (of_intm) launch_stage[key] = stage;
+      m.grid = field(k, "grid");
+      m.block = field(k, "block");
+    }
+  }
+  return kernels;
+}
+
 Fidelity check_fidelity(const json &record, const json &rebuilt) {
   Fidelity f;
   f.rebuilt_from = field(rebuilt, "from").is_string() ? rebuilt["from"].get<std::string>() : "";
@@ -65,10 +93,8 @@ Fidelity check_fidelity(const json &record, const json &rebuilt) {
   }
 
   // CUPTI's kernels against the kernel model's, by (Func, stage).
-  std::map<std::string, json> measured, model;
-  for (const json &k : field(field(record, "measured"), "kernels"))
-    if (field(k, "func").is_string() && field(k, "stage").is_number_integer())
-      measured[kernel_key(k["func"], k["stage"])] = k;
+  const std::map<std::string, MeasuredKernel> measured = measured_by_model_kernel(field(record, "measured"), rebuilt);
+  std::map<std::string, json> model;
   for (const json &k : field(rebuilt, "kernels")) model[kernel_key(k["func"], k["stage"])] = k;
   if (measured.empty()) return f;  // no CUPTI trace (a synthetic record): nothing to compare with
   for (const auto &[key, k] : measured)
@@ -78,7 +104,7 @@ Fidelity check_fidelity(const json &record, const json &rebuilt) {
   for (const auto &[key, m] : measured) {
     auto it = model.find(key);
     if (it == model.end()) continue;
-    const double grid = product(field(m, "grid")), block = product(field(m, "block"));
+    const double grid = product(m.grid), block = product(m.block);
     const double blocks = field(it->second, "blocks").get<double>();
     const double threads = field(it->second, "threads").get<double>();
     if (!close(grid, blocks) || !close(block, threads))

@@ -12,6 +12,7 @@
 // JSON only: no Halide, no engine.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -31,5 +32,23 @@ Fidelity check_fidelity(const nlohmann::json &record, const nlohmann::json &rebu
 
 /// The name CUPTI reports for a Func's kernel ('$' in Halide names becomes "__").
 std::string kernel_func_name(const std::string &func);
+
+/// A kernel of the kernel model as CUPTI measured it: the times of the GPU kernels it stands for,
+/// summed, and the launch of the one it describes.
+/// The key of a kernel of the kernel model: "<func>.s<stage>", func as kernel_func_name().
+std::string kernel_key(const std::string &func, int stage);
+
+struct MeasuredKernel {
+  double ms = -1;  ///< < 0: CUPTI gave no time
+  nlohmann::json grid, block;
+};
+
+/// The record's CUPTI kernels (`measured`: its "measured" object) by the kernel model's kernel
+/// (kernel_key()). A stage Halide splits into several kernels
+/// sums them; a stage the rebuilt schedule computes in partial results (`rebuilt` kernels with
+/// "partials") also takes `<func>_intm`'s kernels, which initialize and compute the partial
+/// results, its launch being theirs.
+std::map<std::string, MeasuredKernel> measured_by_model_kernel(const nlohmann::json &measured,
+                                                               const nlohmann::json &rebuilt);
 
 }  // namespace hlsched::dataset

@@ -76,6 +76,9 @@ struct RebuiltSchedule {
     int stage = 0;
     double blocks = 0;             ///< the grid, all dimensions together
     double threads_per_block = 0;  ///< the launched block (KernelModel::block_shape), all dimensions
+    /// Split into partial results (StageTiling::partials): Halide runs it as `<func>_intm`'s
+    /// kernels, launched as this one, and a kernel of the stage that combines them.
+    bool partials = false;
   };
   std::vector<Launch> kernels;
 };

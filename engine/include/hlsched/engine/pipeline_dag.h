@@ -147,6 +147,10 @@ struct FuncNode {
   bool clamped_in_indexes = false;
   bool repeats_subexpression = false;  ///< its definition holds a repeated subexpression (a let)
   bool repeats_argument = false;       ///< its definition uses one of its arguments more than once
+  /// Its definition reflects its index at the boundary through likely(), abs() and %
+  /// (BoundaryConditions::mirror_interior, or the same written by hand; mirror_image reflects
+  /// without abs() and is not marked); see kernel_model.cpp.
+  bool mirrors_at_boundary = false;
   std::vector<Span> region;            ///< region computed under the estimates (required by consumers)
   /// Per dim: every consumer reads it at constant coordinates, so its region (`region`) is known
   /// when the pipeline compiles (demosaiced(x, y, 0..2)); never for outputs.
