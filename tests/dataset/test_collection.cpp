@@ -43,7 +43,7 @@ TEST_CASE("a pack holds each random pipeline under its own generator name", "[da
   CHECK_THAT(pack, Catch::Contains(single.substr(body, end - body)));
 }
 
-TEST_CASE("a collection plans manual, beam and sampled variants", "[dataset][collection]") {
+TEST_CASE("a collection plans reference, beam, candidate and sampled variants", "[dataset][collection]") {
   const fs::path work = fs::temp_directory_path() / ("hlsched-collection-test-" + std::to_string(::getpid()));
   CollectionOptions options;
   options.random_pipelines = 5;
@@ -54,24 +54,35 @@ TEST_CASE("a collection plans manual, beam and sampled variants", "[dataset][col
   options.examples = {"blur"};
   options.examples_dir = HLSCHED_SOURCE_DIR "/examples";
   options.plugin = "/nowhere/libautoschedule_hlsched.so";
+  options.candidates = 2;
+  options.search_options = "model=learned";
   const CollectionPlan plan = plan_collection(options, work);
 
-  // blur: manual (the reference, first), beam, 3 walks; 5 random pipelines: beam + 3 walks.
-  REQUIRE(plan.variants.size() == 5 + 5 * 4);
+  // blur: manual (the reference, first), beam, 2 candidates, 3 walks; 5 random pipelines: the
+  // simple scheduler's (their reference, first), beam, 2 candidates, 3 walks.
+  REQUIRE(plan.variants.size() == 7 + 5 * 7);
   CHECK(plan.variants[0].variant.function_name() == "blur__manual");
   CHECK(plan.variants[0].schedule["kind"] == "manual");
   CHECK_FALSE(plan.variants[0].variant.scheduler.uses_plugin());
   CHECK(plan.variants[1].schedule["kind"] == "beam");
   CHECK(plan.variants[1].variant.predict);
-  const auto &walk = plan.variants[4];
+  const auto &candidate = plan.variants[3];
+  CHECK(candidate.variant.function_name() == "blur__c1");
+  CHECK(candidate.variant.scheduler.environment.at("HLSCHED_OPTIONS") == "gpu=h200,strategy=beam,model=learned,candidate=1");
+  CHECK(candidate.schedule["kind"] == "candidate");
+  CHECK(candidate.schedule["candidate"] == 1);
+  const auto &walk = plan.variants[6];
   CHECK(walk.variant.function_name() == "blur__s9_2");
   CHECK(walk.variant.scheduler.environment.at("HLSCHED_OPTIONS") == "gpu=h200,strategy=sample,seed=9,sample=2");
   CHECK(walk.schedule["sample"]["walk"] == 2);
 
   CHECK(plan.pack_sources.size() == 3);  // 2 + 2 + 1
   for (const auto &source : plan.pack_sources) CHECK(fs::exists(source));
-  const auto &random = plan.variants[5];
+  const auto &random = plan.variants[7];
   CHECK(random.variant.app == "r500");
+  CHECK(random.variant.function_name() == "r500__simple");
+  CHECK(random.schedule["kind"] == "simple");
+  CHECK(random.variant.scheduler.environment.at("HLSCHED_OPTIONS") == "gpu=h200,strategy=simple");
   CHECK(random.variant.generator == "rp_500");
   CHECK(random.pipeline["random"]["seed"] == 500);
   CHECK(random.pipeline["id"] == "random:s500:n" + std::to_string(stages_for_seed(500, 2, 12)) + ":w2");

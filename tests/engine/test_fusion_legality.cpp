@@ -6,7 +6,8 @@
 //   (random pipeline 400247: a polish move fused its consumer per block, and Halide refused
 //   box_3.compute_at(blur_7, xi));
 // - a loop estimated at one iteration runs as a block loop (random pipeline 600101), never
-//   inside the threads, where a Func per thread would span it.
+//   inside the threads, where a Func per thread would span it;
+// - a Func per thread must stay in registers (random pipeline 600171: wrong values otherwise).
 // Cost: small DAGs built in memory, one CUDA compile, a few seconds.
 #include <catch2/catch.hpp>
 
@@ -200,6 +201,34 @@ TEST_CASE("a loop estimated at one iteration is a block loop, so a Func per thre
   CHECK(text.find("MemoryType::Register") != std::string::npos);
   apply_schedule(spec, pipeline, ApplyMode::Gpu);
   CHECK(launches_gpu_kernels(compile_for_cuda(pipeline)));
+}
+
+TEST_CASE("a Func per thread that cannot be kept in registers makes its kernel invalid", "[cost_model][kernel][fusion]") {
+  // Random pipeline 600171: constant_exterior was fused per thread while it could be in
+  // registers, then the kernel changed around it; emitted as a plain compute_at, Halide 14 packed
+  // every thread's copy into one buffer and the H200 computed wrong values.
+  using namespace Halide;
+  ImageParam in = float_input_512x512();
+  Var x("x"), y("y");
+  Func prod("prod"), out("out");
+  prod(x, y) = in(x, y) * 2.0f + 1.0f;
+  out(x, y) = prod(x / 2, y) + prod(x, y + 1);  // a downsample: no constant per-thread region
+  out.set_estimates({{0, 512}, {0, 512}});
+  const PipelineDag dag = build_pipeline_dag(Pipeline(out));
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int o = func_named(dag, "out"), p = func_named(dag, "prod");
+  REQUIRE(o >= 0);
+  REQUIRE(p >= 0);
+  ScheduleState state(dag);
+  state.decide(o, standalone_options(dag, o, gpu, OptionLimits{}).front());
+  for (size_t f = 0; f < dag.funcs.size(); f++)
+    if (!state.decided[f] && int(f) != p) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+  state.decide(p, FuncDecision{ComputeLevel::Thread, o, {}});
+  const KernelModel per_thread = build_kernel_model(dag, state, o, 0, gpu);
+  CHECK_FALSE(per_thread.valid);
+  CHECK(per_thread.invalid_reason.find("registers") != std::string::npos);
+  state.decide(p, FuncDecision{ComputeLevel::Inline});
+  CHECK(build_kernel_model(dag, state, o, 0, gpu).valid);
 }
 
 TEST_CASE("a mirrored boundary condition is never computed in a Func per GPU block", "[cost_model][kernel][fusion]") {

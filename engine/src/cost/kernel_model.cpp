@@ -857,6 +857,13 @@ private:
       fused.box = per_block[c].box;
       fused.thread_box = per_thread[c].box;
       fused.in_registers = d.level == ComputeLevel::Thread && in_registers(c);
+      if (d.level == ComputeLevel::Thread && !fused.in_registers) {
+        // Decided while it could be in registers, then not (the kernel changed around it). Halide
+        // 14 then packs every thread's copy into one buffer, and random pipeline 600171's was
+        // overrun: wrong values on the H200, different from run to run.
+        km.valid = false;
+        km.invalid_reason = "a Func computed per GPU thread that cannot be kept in registers";
+      }
       if (fused.in_registers) {
         // Dimensions that follow a loop the kernel runs as GPU blocks have the same extent in
         // every thread; Halide cannot prove it once those loops are fused into one grid

@@ -155,7 +155,14 @@ CollectionPlan plan_collection(const CollectionOptions &options, const fs::path 
                           {"generator", "random_pipeline"},
                           {"params", json::object()},
                           {"random", {{"seed", seed}, {"stages", stages}, {"writer_version", version}}}};
-      add_scheduled_variants(options, "r" + std::to_string(seed), source, "rp_" + std::to_string(seed), pipeline, plan);
+      // The simple scheduler's schedule first: the runner checks every other variant's outputs
+      // against it. Not the beam's: beams of random pipelines 600155 and 600170 computed wrong
+      // values, and the search's right candidates were then the ones dropped.
+      const std::string app = "r" + std::to_string(seed), generator = "rp_" + std::to_string(seed);
+      const std::string simple = "gpu=" + options.gpu_profile + ",strategy=simple";
+      plan.variants.push_back({plugin_variant(options, app, "simple", source, generator, simple), pipeline,
+                               {{"kind", "simple"}, {"options", simple}}});
+      add_scheduled_variants(options, app, source, generator, pipeline, plan);
     }
   }
   return plan;

@@ -3,9 +3,9 @@
 // results).
 //
 // Per random pipeline (`hlsched random-pipeline`, stages drawn per seed) and per example app:
-// the beam search's schedule and random walks of the search's options (the plugin's
-// strategy=sample); examples also get their manual schedule, the reference their outputs are
-// checked against. Random pipelines are written into "packs": one generator source holding many
+// the beam search's schedule, candidates of the search under other options and random walks of
+// the search's options (the plugin's strategy=sample); examples also get their manual schedule,
+// random pipelines the simple scheduler's, the reference their outputs are checked against. Random pipelines are written into "packs": one generator source holding many
 // pipelines, each registered under its own name, so that g++ builds one shared object per pack
 // rather than one per pipeline (the generator builds dominate otherwise).
 #pragma once
