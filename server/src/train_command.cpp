@@ -325,6 +325,8 @@ CLI::App *TrainCommand::add_to(CLI::App &app) {
   cmd->add_option("--relative-weight", r.train.relative_weight, "Loss weight of errors relative to the pipeline's mean (ranking)");
   cmd->add_option("--absolute-weight", r.train.absolute_weight, "Loss weight of the schedules' log-time errors");
   cmd->add_option("--kernel-weight", r.train.kernel_weight, "Loss weight of the kernels' log-time errors (CUPTI)");
+  cmd->add_option("--hand-prior", r.train.hand_prior_weight,
+                  "Loss weight of each kernel's log distance from the hand model's prediction (0: none)");
   cmd->add_option("--members", r.train.members,
                   "Networks to train (seeds --seed, --seed + 1, ...), kept as an ensemble whose mean predicts")
       ->check(CLI::Range(1, 16));

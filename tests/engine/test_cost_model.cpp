@@ -315,3 +315,31 @@ TEST_CASE("restarts keep, per network, the initialization that trains to the low
   const std::string kept_seed = best.weights_text.substr(best.weights_text.find("seed "), 7);
   CHECK(restarted.weights_text.find(kept_seed) != std::string::npos);
 }
+
+TEST_CASE("a hand prior keeps the trained model's predictions near the hand model's", "[cost_model]") {
+  const TrainingSet set = checked_in_dataset();
+  std::vector<KernelRow> kernels;
+  for (const PipelineRows &p : set.pipelines)
+    for (const ScheduleRow &s : p.schedules) kernels.insert(kernels.end(), s.kernels.begin(), s.kernels.end());
+  REQUIRE(!kernels.empty());
+  const std::vector<double> hand = predict_kernels_ms("", kernels, false);
+  // Mean |log(learned / hand)| over the dataset's kernels.
+  const auto distance_from_hand = [&](double prior) {
+    TrainOptions options;
+    options.epochs = 40;
+    options.hand_prior_weight = prior;
+    const TrainReport report = train_cost_model(set, options);
+    const std::vector<double> learned = predict_kernels_ms(report.weights_text, kernels, false);
+    double sum = 0;
+    for (size_t k = 0; k < kernels.size(); k++) sum += std::abs(std::log(learned[k] / hand[k]));
+    return std::make_pair(sum / double(kernels.size()), report);
+  };
+  const auto [free_distance, free_report] = distance_from_hand(0);
+  const auto [held_distance, held_report] = distance_from_hand(20);
+  INFO("mean |log(learned / hand)|: no prior " << free_distance << ", prior 20 " << held_distance);
+  // The labels are 0.3x..3x the hand model's: free, the network moves away from it; held, far less.
+  CHECK(free_distance > 0.1);
+  CHECK(held_distance < 0.5 * free_distance);
+  CHECK(held_report.weights_text.find("hand prior 20") != std::string::npos);
+  CHECK(free_report.weights_text.find("hand prior") == std::string::npos);
+}

@@ -4,6 +4,7 @@
 //   relative_weight * (r_s - mean_g r)^2   how schedules of one pipeline compare (ranking)
 // + absolute_weight * r_s^2                 the times themselves
 // + kernel_weight * (log e_k - log m_k)^2   per kernel, where CUPTI measured it
+// + hand_prior_weight * (log p_k - log h_k)^2  per kernel: learned p_k against the hand model's h_k
 // Log errors make a 2x too slow and a 2x too fast prediction equally bad. e_k is the kernel's
 // prediction without its launch term: CUPTI times a kernel from its start on the GPU, the launch
 // overhead shows only in the pipeline's time (between kernels). Compared with the launch term
@@ -11,6 +12,7 @@
 // coefficient one way and the pipeline times the other.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -140,10 +142,11 @@ double hand_execution_ms(const KernelFeatures &f) {
 // The loss of `groups` under `w`; with `grad`, adds its gradient.
 double loss_of(const CostModelWeights &w, const std::vector<const Group *> &groups, const TrainOptions &o,
                CostModelGradient *grad) {
-  double schedules = 0, measured_kernels = 0;
+  double schedules = 0, measured_kernels = 0, kernels = 0;
   for (const Group *g : groups)
     for (const Sample &s : g->schedules) {
       schedules += 1;
+      kernels += double(s.kernels.size());
       for (double m : s.kernel_measured_ms) measured_kernels += m > 0;
     }
   if (schedules == 0) return 0;
@@ -182,6 +185,12 @@ double loss_of(const CostModelWeights &w, const std::vector<const Group *> &grou
             without_launch.terms_ms[kTermLaunch] = 0;
             backward(w, without_launch, forwards[i][k], 2 * o.kernel_weight * e / measured_kernels / p, *grad);
           }
+        }
+        if (o.hand_prior_weight > 0) {
+          const double p = std::max(forwards[i][k].predicted_ms, kFloorMs);
+          const double e = std::log(p) - std::log(std::max(s.kernels[k].hand_ms, kFloorMs));
+          loss += o.hand_prior_weight * e * e / kernels;
+          if (grad) backward(w, s.kernels[k], forwards[i][k], 2 * o.hand_prior_weight * e / kernels / p, *grad);
         }
       }
     }
@@ -302,6 +311,12 @@ CostModelWeights train_network(const std::vector<const Group *> &training, const
   return w;
 }
 
+std::string shortest(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
 }  // namespace
 
 TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options) {
@@ -351,6 +366,7 @@ TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options
   for (size_t m = 0; m < members.size(); m++)
     members[m].provenance = set.provenance + "; trained on " + std::to_string(training.size()) + " pipelines, seed " +
                             std::to_string(seeds[m]) + ", " + std::to_string(options.epochs) + " epochs" +
+                            (options.hand_prior_weight > 0 ? ", hand prior " + shortest(options.hand_prior_weight) : "") +
                             (count > 1 ? ", member " + std::to_string(m + 1) + " of " + std::to_string(count) : "");
   report.weights_text = ensemble_to_text(members);
   return report;

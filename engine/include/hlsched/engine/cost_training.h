@@ -97,6 +97,10 @@ struct TrainOptions {
   double relative_weight = 1.0;  ///< log-time errors relative to the pipeline's mean error
   double absolute_weight = 0.3;  ///< log-time errors themselves
   double kernel_weight = 0.3;    ///< per-kernel log-time errors (CUPTI)
+  /// Per kernel, (log learned - log hand)^2: a prior that keeps the network's coefficients near the
+  /// hand model's unless the measurements say otherwise, so kernels unlike the data's (the search's
+  /// own picks) are predicted as the hand model predicts them rather than by extrapolation.
+  double hand_prior_weight = 0;
   int validation_one_in = 8;     ///< pipelines whose id hashes to validation_fold mod this are held out
   int validation_fold = 0;       ///< which of the validation_one_in folds (cross-validation: 0..one_in-1)
   int members = 1;               ///< networks trained with seeds seed, seed + 1, ...: an ensemble averaging them
