@@ -174,6 +174,12 @@ double loss_of(const CostModelWeights &w, const std::vector<const Group *> &grou
       const double d_total = d_r / std::max(predicted[i], kFloorMs);
       for (size_t k = 0; k < s.kernels.size(); k++) {
         double d_kernel = d_total;
+        if (o.hand_prior_weight > 0) {  // same inputs as the pipeline term: one backward pass for both
+          const double p = std::max(forwards[i][k].predicted_ms, kFloorMs);
+          const double e = std::log(p) - std::log(std::max(s.kernels[k].hand_ms, kFloorMs));
+          loss += o.hand_prior_weight * e * e / kernels;
+          d_kernel += 2 * o.hand_prior_weight * e / kernels / p;
+        }
         const double measured = s.kernel_measured_ms[k];
         if (grad) backward(w, s.kernels[k], forwards[i][k], d_kernel, *grad);
         if (measured > 0 && o.kernel_weight > 0) {
@@ -185,12 +191,6 @@ double loss_of(const CostModelWeights &w, const std::vector<const Group *> &grou
             without_launch.terms_ms[kTermLaunch] = 0;
             backward(w, without_launch, forwards[i][k], 2 * o.kernel_weight * e / measured_kernels / p, *grad);
           }
-        }
-        if (o.hand_prior_weight > 0) {
-          const double p = std::max(forwards[i][k].predicted_ms, kFloorMs);
-          const double e = std::log(p) - std::log(std::max(s.kernels[k].hand_ms, kFloorMs));
-          loss += o.hand_prior_weight * e * e / kernels;
-          if (grad) backward(w, s.kernels[k], forwards[i][k], 2 * o.hand_prior_weight * e / kernels / p, *grad);
         }
       }
     }
