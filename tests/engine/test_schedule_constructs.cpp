@@ -1270,7 +1270,7 @@ TEST_CASE("a total run in one thread is factored into partial results", "[schedu
   for (int y = 0; y < 256; y++)
     for (int x = 0; x < 512; x++) sum += (input(x, y) = uint8_t((x * 7 + y * 13) % 251));
   cpu.in.set(input);
-  Halide::Buffer<int32_t> result = cpu.pipeline.realize({512, 256}, Halide::get_host_target());
+  Halide::Buffer<int32_t> result = cpu.pipeline.realize({512, 256}, cpu_target());
   CHECK(result(3, 5) == int32_t(int64_t(input(3, 5)) * 512 * 256 - sum));
   CHECK(result(511, 255) == int32_t(int64_t(input(511, 255)) * 512 * 256 - sum));
 }
@@ -1327,7 +1327,7 @@ TEST_CASE("a histogram without atomics is factored into partial histograms", "[s
       bins[input(x, y) / 2] += input(x, y);
     }
   cpu.in.set(input);
-  Halide::Buffer<float> result = cpu.pipeline.realize({512, 256}, Halide::get_host_target());
+  Halide::Buffer<float> result = cpu.pipeline.realize({512, 256}, cpu_target());
   CHECK(double(result(3, 5)) == bins[input(3, 5) / 2]);
   CHECK(double(result(511, 255)) == bins[input(511, 255) / 2]);
 }
@@ -1410,7 +1410,7 @@ TEST_CASE("a row or column reduction with few points is factored into partial re
       column_maxima[x] = std::max<int>(column_maxima[x], input(x, y));
     }
   cpu.in.set(input);
-  Halide::Buffer<int32_t> result = cpu.pipeline.realize({1000, 300}, Halide::get_host_target());
+  Halide::Buffer<int32_t> result = cpu.pipeline.realize({1000, 300}, cpu_target());
   for (auto [x, y] : std::vector<std::pair<int, int>>{{0, 0}, {999, 0}, {31, 17}, {992, 299}, {999, 299}})
     CHECK(int64_t(result(x, y)) == int64_t(input(x, y)) * 3 + row_sums[y] - column_maxima[x]);
 }
