@@ -340,21 +340,21 @@ private:
 
   // A Func computed per thread: its pure loops over the thread's box are unrolled, inside its
   // reduction loops (state_to_spec), so each reduction step loads what the box needs once. The
-  // innermost reduction loop's few taps (unrolled_taps) are unrolled with them: a 3x3
+  // innermost reduction loops' few taps (unrolled_tap_loops) are unrolled with them: a 3x3
   // convolution's 4 columns per thread read 6 input columns per row of taps, not 4 per tap.
   Unrolled thread_fused_unrolled(int c, const StageNode &s) const {
     const FuncNode &f = dag_.funcs[c];
     Unrolled u;
     u.passes_per_block = double(tiling_threads());
-    const int64_t taps = unrolled_taps(s);
-    bool innermost = true;
+    const std::vector<int64_t> taps = unrolled_tap_loops(s);
+    size_t k = 0;  // the reduction loop's position, innermost first
     for (const LoopDim &loop : s.loops) {
       if (loop.is_rvar) {
         const double extent = double(std::max<int64_t>(1, loop.estimate.extent()));
-        const double unrolled = innermost ? double(taps) : 1.0;
+        const double unrolled = k < taps.size() ? double(taps[k]) : 1.0;
         u.extents[loop.var] = unrolled;
         u.passes_per_block *= std::ceil(extent / unrolled);
-        innermost = false;
+        k++;
       }
     }
     const std::vector<double> &box = per_thread_[c].box;
@@ -1269,13 +1269,24 @@ bool updates_accumulate_in_place(const FuncNode &f) {
   return true;
 }
 
+std::vector<int64_t> unrolled_tap_loops(const StageNode &update) {
+  constexpr int64_t kMaxUnrolledTaps = 9;
+  std::vector<int64_t> extents;
+  int64_t product = 1;
+  for (const LoopDim &loop : update.loops) {
+    if (!loop.is_rvar) continue;
+    const int64_t extent = loop.estimate.extent();
+    if (extent < 2 || extent > 8 || product * extent > kMaxUnrolledTaps || extents.size() == 2) break;
+    extents.push_back(extent);
+    product *= extent;
+  }
+  return extents;
+}
+
 int64_t unrolled_taps(const StageNode &update) {
-  for (const LoopDim &loop : update.loops)
-    if (loop.is_rvar) {
-      const int64_t extent = loop.estimate.extent();
-      return extent >= 2 && extent <= 8 ? extent : 1;
-    }
-  return 1;
+  int64_t product = 1;
+  for (int64_t extent : unrolled_tap_loops(update)) product *= extent;
+  return product;
 }
 
 int register_tile_reduction(const PipelineDag &dag, int root) {

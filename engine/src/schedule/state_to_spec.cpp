@@ -471,25 +471,25 @@ std::vector<StageSchedule> schedule_thread_fused(const FuncNode &f, const FusedF
     for (const LoopDim &l : f.stages[s].loops)
       if (l.is_rvar) reductions.push_back(l.var);
     update.rvars = reductions;
-    // A few taps (unrolled_taps) unrolled around the tile: split by their estimated count with a
-    // guard, so another count at run time stays correct (declared RVars: splitting a reduction
-    // loop makes reduction loops).
-    const int64_t taps = unrolled_taps(f.stages[s]);
-    std::string tap_loop;
-    if (taps > 1) {
-      LoopNames fresh(f.stages[s]);
-      const std::string r = reductions.front(), outer = fresh.make(r, "o"), inner = fresh.make(r, "i");
+    // A few taps (unrolled_tap_loops) unrolled around the tile: each loop split by its estimated
+    // count with a guard, so another count at run time stays correct (declared RVars: splitting
+    // a reduction loop makes reduction loops).
+    const std::vector<int64_t> taps = unrolled_tap_loops(f.stages[s]);
+    std::vector<std::string> tap_loops;
+    LoopNames fresh(f.stages[s]);
+    for (size_t k = 0; k < taps.size(); k++) {
+      const std::string r = reductions[k], outer = fresh.make(r, "o"), inner = fresh.make(r, "i");
       update.rvars.insert(update.rvars.end(), {outer, inner});
-      update.directives.push_back(Directive{Kind::Split, {r, outer, inner}, {taps}, kGuard});
-      reductions.front() = outer;
-      tap_loop = inner;
+      update.directives.push_back(Directive{Kind::Split, {r, outer, inner}, {taps[k]}, kGuard});
+      reductions[k] = outer;
+      tap_loops.push_back(inner);
     }
     std::vector<std::string> order = f.args;
-    if (!tap_loop.empty()) order.push_back(tap_loop);
+    order.insert(order.end(), tap_loops.begin(), tap_loops.end());
     order.insert(order.end(), reductions.begin(), reductions.end());
     if (!unrolled.empty()) update.directives.push_back(Directive{Kind::Reorder, order});
     for (const std::string &v : unrolled) update.directives.push_back(Directive{Kind::Unroll, {v}});
-    if (!tap_loop.empty()) update.directives.push_back(Directive{Kind::Unroll, {tap_loop}});
+    for (const std::string &v : tap_loops) update.directives.push_back(Directive{Kind::Unroll, {v}});
     stages.push_back(update);
   }
   return stages;
