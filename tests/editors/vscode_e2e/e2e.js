@@ -21,6 +21,7 @@ const { chromium } = require(path.join(env.HLSCHED_TOOLS, 'node_modules', 'playw
 
 const ANALYSIS_LIMIT_MS = 600000;  // the first analysis may build Halide.h's precompiled header
 const UI_LIMIT_MS = 120000;        // anything the page does by itself
+const QUICK_PICK_TRY_MS = 20000;   // one try at a quick pick (see pickFromQuickInput)
 const work = env.HLSCHED_WORK;
 const shots = env.HLSCHED_SHOTS;
 const workspace = path.join(work, 'workspace');
@@ -147,24 +148,39 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-ne
 // The status bar item of the extension, showing `text` (a string or a RegExp).
 const statusItem = (page, text) => page.locator('.statusbar-item').filter({ hasText: text });
 
-async function runCommand(page, title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: UI_LIMIT_MS });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row.focused').filter({ hasText: title }).waitFor({ timeout: UI_LIMIT_MS });
-  await page.keyboard.press('Enter');
+// Opens a quick pick with `key`, types `query` and picks the row showing `rowText`. Under load the
+// palette sometimes opens before it takes input, or lists nothing for a while (CI once waited
+// 120 s for a row that never came), so each try is short and a failed one is closed and redone,
+// with what the palette showed logged.
+async function pickFromQuickInput(page, key, query, rowText) {
+  const deadline = Date.now() + UI_LIMIT_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.keyboard.press(key);
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: QUICK_PICK_TRY_MS });
+      await input.fill(query);
+      const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: rowText }).first();
+      await row.waitFor({ timeout: QUICK_PICK_TRY_MS });
+      await row.click({ timeout: QUICK_PICK_TRY_MS });
+      return;
+    } catch (error) {
+      const shown = await page.locator('.quick-input-widget').innerText({ timeout: 1000 }).catch(() => '(nothing)');
+      log(`quick pick try ${attempt} for "${rowText}" failed (${error.message.split('\n')[0]}); it showed: ` +
+          JSON.stringify(shown.slice(0, 300)));
+      if (Date.now() + QUICK_PICK_TRY_MS > deadline) throw error;
+      await page.keyboard.press('Escape');
+      await screenshot(page, `quick_pick_retry_${attempt}.png`).catch(() => {});
+    }
+  }
 }
 
+const runCommand = (page, title) => pickFromQuickInput(page, 'F1', `>${title}`, title);
+
 async function openTestFile(page) {
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: UI_LIMIT_MS });
-  await input.fill(path.basename(testFile));
-  await page.locator('.quick-input-list .monaco-list-row.focused').filter({ hasText: path.basename(testFile) })
-    .waitFor({ timeout: UI_LIMIT_MS });
-  await page.keyboard.press('Enter');
-  await page.getByRole('tab', { name: path.basename(testFile), exact: true }).waitFor({ timeout: UI_LIMIT_MS });
+  const name = path.basename(testFile);
+  await pickFromQuickInput(page, 'Control+P', name, name);
+  await page.getByRole('tab', { name, exact: true }).waitFor({ timeout: UI_LIMIT_MS });
 }
 
 const screenshot = (page, name) => page.screenshot({ path: path.join(shots, name) });
