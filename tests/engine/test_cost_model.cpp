@@ -343,3 +343,51 @@ TEST_CASE("a hand prior keeps the trained model's predictions near the hand mode
   CHECK(held_report.weights_text.find("hand prior 20") != std::string::npos);
   CHECK(free_report.weights_text.find("hand prior") == std::string::npos);
 }
+
+TEST_CASE("model=both returns, of what the hand and learned searches found, the schedule they agree on best",
+          "[cost_model]") {
+  int picks_differ = 0;
+  for (const auto &[generator, params] : std::vector<std::pair<std::string, GeneratorParams>>{
+           {"pyramid_small", {{"levels", "3"}}}, {"stencil_small", {{"radius", "2"}}}, {"reductions_small", {}}}) {
+    INFO(generator);
+    auto inst = instantiate_generator(generator, default_gpu_target(), params);
+    const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+    AutoschedulerOptions hand;
+    hand.time_budget_s = 600;  // every pass completes: the same searches as inside model=both
+    AutoschedulerOptions learned = hand;
+    learned.model = "learned";  // the embedded weights
+    AutoschedulerOptions both = hand;
+    both.model = "both";
+    both.time_budget_s = 1200;
+
+    // Every schedule either search found, costed by both models, by its learned model's code.
+    std::map<std::string, std::pair<double, double>> costs;
+    for (const AutoschedulerOptions &o : {hand, learned})
+      for (const ScheduleResult &r : schedule_candidates(inst.pipeline, dag, o, 6)) {
+        const ScheduleResult as_hand = schedule_from_decisions(inst.pipeline, dag, hand, r.decisions);
+        const ScheduleResult as_learned = schedule_from_decisions(inst.pipeline, dag, learned, r.decisions);
+        costs[as_learned.schedule_code] = {as_hand.predicted_runtime_ms, as_learned.predicted_runtime_ms};
+      }
+    const std::string hand_first =
+        schedule_from_decisions(inst.pipeline, dag, learned, schedule_pipeline(inst.pipeline, dag, hand).decisions).schedule_code;
+    const std::string learned_first = schedule_pipeline(inst.pipeline, dag, learned).schedule_code;
+    picks_differ += hand_first != learned_first;
+    const auto agreement = [](const std::pair<double, double> &c) { return std::sqrt(c.first * c.second); };
+    std::string expected;
+    for (const auto &[code, c] : costs)
+      if (expected.empty() || agreement(c) < agreement(costs[expected])) expected = code;
+
+    const std::vector<ScheduleResult> picked = schedule_candidates(inst.pipeline, dag, both, 6);
+    REQUIRE(!picked.empty());
+    CHECK(picked[0].schedule_code == expected);
+    CHECK(picked[0].predicted_runtime_ms == Approx(costs[expected].second).epsilon(1e-9));
+    CHECK(picked[0].cost_model.find("hand and learned") != std::string::npos);
+    for (size_t i = 0; i < picked.size(); i++) {
+      INFO("candidate " << i);
+      REQUIRE(costs.count(picked[i].schedule_code));
+      if (i > 0) CHECK(agreement(costs[picked[i - 1].schedule_code]) <= agreement(costs[picked[i].schedule_code]));
+    }
+  }
+  // Otherwise the check above cannot tell the agreement from either model alone.
+  CHECK(picks_differ > 0);
+}

@@ -333,8 +333,9 @@ KernelCost LearnedCostModel::cost(const PipelineDag &dag, const ScheduleState &s
 
 std::shared_ptr<const LearnedCostModel> select_cost_model(const AutoschedulerOptions &options) {
   if (options.model == "hand") return nullptr;
-  if (options.model != "learned")
-    throw std::invalid_argument("unknown cost model '" + options.model + "' (hand, learned)");
+  // "both" (hand and learned together, autoscheduler.cpp) reports the learned model's costs.
+  if (options.model != "learned" && options.model != "both")
+    throw std::invalid_argument("unknown cost model '" + options.model + "' (hand, learned, both)");
   if (!options.weights.empty())
     return std::make_shared<const LearnedCostModel>(load_weights_ensemble(options.weights), options.weights);
   const std::string text = embedded_weights_text(options.gpu_profile);

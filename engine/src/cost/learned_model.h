@@ -127,7 +127,8 @@ private:
   std::string fingerprint_;
 };
 
-/// The model `options` ask for: nullptr for the hand model ("hand"), else the learned model with
+/// The model `options` ask for: nullptr for the hand model ("hand"), else ("learned", or "both"
+/// whose reported costs are the learned model's) the learned model with
 /// options.weights (a file) or the GPU's embedded weights. Throws std::invalid_argument for an
 /// unknown model name, unreadable weights or a GPU without embedded weights.
 std::shared_ptr<const LearnedCostModel> select_cost_model(const AutoschedulerOptions &options);

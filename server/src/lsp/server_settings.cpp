@@ -83,8 +83,8 @@ std::vector<std::string> apply_settings(const json &input, ServerSettings &setti
       updated.search.seed = get_count(value, "seed", 0);
     } else if (key == "model") {
       updated.search.model = get_string(value, "model");
-      if (updated.search.model != "hand" && updated.search.model != "learned")
-        throw InvalidParamsError("model", "expected \"hand\" or \"learned\", got \"" + updated.search.model + "\"");
+      if (updated.search.model != "hand" && updated.search.model != "learned" && updated.search.model != "both")
+        throw InvalidParamsError("model", "expected \"hand\", \"learned\" or \"both\", got \"" + updated.search.model + "\"");
     } else if (key == "weights") {
       updated.search.weights = get_string(value, "weights");
     } else if (key == "time_budget_s") {

@@ -29,8 +29,10 @@ struct AutoschedulerOptions {
   uint64_t seed = 0;            ///< random choices (sampling, tie breaks) are deterministic per seed
   double time_budget_s = 8.0;   ///< anytime: the best schedule found when this runs out
   std::string memo_path;        ///< optional file to load the cost memo from and save it to
-  /// The cost model: "hand" (the GPU profile's rates, default coefficients) or "learned" (the
-  /// hybrid network of cost/learned_model.h, with `weights` or the GPU's embedded weights).
+  /// The cost model: "hand" (the GPU profile's rates, default coefficients), "learned" (the
+  /// hybrid network of cost/learned_model.h, with `weights` or the GPU's embedded weights) or
+  /// "both" (each searches; the schedule with the lowest geometric mean of the two predictions
+  /// wins, its costs reported by the learned model; about twice the search time).
   std::string model = "hand";
   std::string weights;          ///< learned model: a weights file from `hlsched train` (empty: embedded)
   /// Beam strategy: which of the search's distinct schedules, best predicted first, to return
