@@ -39,6 +39,11 @@ public:
     GeneratorParam<int> sy{"sy", 8};              // output rows per thread
     GeneratorParam<bool> ratio_regs{"ratio_regs", false};  // ratio at the thread, in registers
     GeneratorParam<bool> stage_rows{"stage_rows", false};  // stages: rows per thread (RoundUp), not 2-D tiles
+    // Which part of stage_rows matters (with stage_rows false): "tiles" (the search's form),
+    // "rows_nounroll" (rows per thread, RoundUp, not unrolled), "rows_guard" (rows per thread,
+    // GuardWithIf, unrolled), "tiles_unroll" (the search's form, its passes unrolled),
+    // "tiles_roundup" (the search's form with RoundUp splits).
+    GeneratorParam<std::string> stage_form{"stage_form", "tiles"};
     GeneratorParam<bool> c_inner{"c_inner", true};          // channels innermost in the thread
 
     Input<Buffer<float, 3>> input{"input"};
@@ -73,17 +78,29 @@ public:
             const int rows = (by + 2 * kRadius + int(ty) - 1) / int(ty);
             blur_x.compute_at(output, xo).split(y, y, yi, rows, TailStrategy::RoundUp).unroll(yi).gpu_threads(x, y);
             gray.compute_at(output, xo).split(y, y, yi, rows, TailStrategy::RoundUp).unroll(yi).gpu_threads(x, y);
+        } else if (stage_form.value() == "rows_nounroll" || stage_form.value() == "rows_guard") {
+            const int rows = (by + 2 * kRadius + int(ty) - 1) / int(ty);
+            const TailStrategy tail = stage_form.value() == "rows_guard" ? TailStrategy::GuardWithIf : TailStrategy::RoundUp;
+            for (Func f : {blur_x, gray}) {
+                f.compute_at(output, xo).split(y, y, yi, rows, tail).gpu_threads(x, y);
+                if (stage_form.value() == "rows_guard") f.unroll(yi);
+            }
         } else {
+            const TailStrategy tail = stage_form.value() == "tiles_roundup" ? TailStrategy::RoundUp : TailStrategy::GuardWithIf;
             blur_x.compute_at(output, xo)
-                .split(x, xo, xi, bx, TailStrategy::GuardWithIf)
-                .split(y, yo, yi, ty, TailStrategy::GuardWithIf)
+                .split(x, xo, xi, bx, tail)
+                .split(y, yo, yi, ty, tail)
                 .reorder(xi, yi, xo, yo)
                 .gpu_threads(xi, yi);
             gray.compute_at(output, xo)
-                .split(x, xo, xi, bx + 2 * kRadius, TailStrategy::GuardWithIf)
-                .split(y, yo, yi, ty, TailStrategy::GuardWithIf)
+                .split(x, xo, xi, bx + 2 * kRadius, tail)
+                .split(y, yo, yi, ty, tail)
                 .reorder(xi, yi, xo, yo)
                 .gpu_threads(xi, yi);
+            if (stage_form.value() == "tiles_unroll") {
+                blur_x.unroll(yo);
+                gray.unroll(yo);
+            }
         }
     }
 
