@@ -10,6 +10,8 @@ export const SERVER_SETTING_NAMES = [
   'strategy',
   'beam_size',
   'passes',
+  'model',
+  'weights',
   'seed',
   'memory_limit_mb',
   'generator',
