@@ -51,6 +51,12 @@ TEST_CASE("apply_settings reads the section flat or under \"hlsched\"", "[settin
   apply_settings(json{{"strategy", "simple"}}, flat);
   CHECK(flat.search.strategy == "simple");
   CHECK(settings_to_json(flat)["strategy"] == "simple");
+
+  for (const std::string model : {"learned", "both", "hand"}) {
+    apply_settings(json{{"model", model}, {"weights", "/w/h200.weights"}}, flat);
+    CHECK(flat.search.model == model);
+    CHECK(flat.search.weights == "/w/h200.weights");
+  }
 }
 
 TEST_CASE("apply_settings refuses wrong types and unknown GPUs without changing anything", "[settings]") {
@@ -71,6 +77,7 @@ TEST_CASE("apply_settings refuses wrong types and unknown GPUs without changing 
   refuses(json{{"timeout", -1}}, "timeout");
   refuses(json{{"freeze", 1}}, "freeze");
   refuses(json{{"strategy", "random"}}, "strategy");
+  refuses(json{{"model", "oracle"}}, "model");
   refuses(json{{"params", {{"a", json::array()}}}}, "params.a");
   refuses(json{{"compile_flags", {1}}}, "compile_flags[0]");
   refuses(json::array(), "settings");
