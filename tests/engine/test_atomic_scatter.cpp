@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "first_options.h"
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/compile_check.h"
@@ -181,8 +182,7 @@ TEST_CASE("a boundary condition is not inlined into an atomic scatter's index", 
   // with every other Func at its first option, the update compiles to atomic adds, not a
   // compare-and-swap loop.
   state.decide(mirrored, options.front());
-  for (int f = 0; f < int(dag.funcs.size()); f++)
-    if (!state.decided[f]) state.decide(f, decision_options(dag, state, f, gpu, OptionLimits{}).front());
+  decide_rest_at_first_options(dag, state, gpu);
   const ScheduleSpec spec = state_to_spec(dag, state, gpu);
   INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
   apply_schedule(spec, pipeline, ApplyMode::Gpu);
@@ -207,9 +207,7 @@ void check_table(bool through_wrapped, const std::string &name, ComputeLevel for
   const std::vector<FuncDecision> options = decision_options(dag, state, table, gpu, OptionLimits{});
   REQUIRE_FALSE(options.empty());
   for (const FuncDecision &d : options) CHECK(d.level != forbidden);
-  // Consumers first, as the search decides.
-  for (int f = int(dag.funcs.size()) - 1; f >= 0; f--)
-    if (!state.decided[f]) state.decide(f, decision_options(dag, state, f, gpu, OptionLimits{}).front());
+  decide_rest_at_first_options(dag, state, gpu);
   const ScheduleSpec spec = state_to_spec(dag, state, gpu);
   INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
   apply_schedule(spec, pipeline, ApplyMode::Gpu);
@@ -304,9 +302,8 @@ TEST_CASE("a privatized histogram keeps its shared-memory copy on atomic adds", 
   REQUIRE(own.back().level == ComputeLevel::Root);
   CHECK(hist_update_ms(own.back(), true) > 20 * hist_update_ms(FuncDecision{ComputeLevel::Inline}, false));
 
-  // Consumers first with each Func's first option: shared-memory adds, no compare-and-swap.
-  for (int f = int(dag.funcs.size()) - 1; f >= 0; f--)
-    if (!state.decided[f]) state.decide(f, decision_options(dag, state, f, gpu, OptionLimits{}).front());
+  // Each Func at its first option: shared-memory adds, no compare-and-swap.
+  decide_rest_at_first_options(dag, state, gpu);
   const ScheduleSpec spec = state_to_spec(dag, state, gpu);
   INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
   apply_schedule(spec, pipeline, ApplyMode::Gpu);

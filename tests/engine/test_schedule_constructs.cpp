@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 
+#include "first_options.h"
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/compile_check.h"
@@ -1212,8 +1213,7 @@ ScheduleState decided_with(const PipelineDag &dag, int out, int f, const FuncDec
   ScheduleState state(dag);
   state.decide(out, standalone_options(dag, out, gpu, OptionLimits{}).front());
   state.decide(f, d);
-  for (int g = int(dag.funcs.size()) - 1; g >= 0; g--)
-    if (!state.decided[g]) state.decide(g, decision_options(dag, state, g, gpu, OptionLimits{}).front());
+  decide_rest_at_first_options(dag, state, gpu);
   return state;
 }
 
