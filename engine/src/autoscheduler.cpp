@@ -182,6 +182,16 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// `b`'s search work added to `a`'s (searches of one pipeline run one after the other).
+void add_search_work(SearchStats &a, const SearchStats &b) {
+  a.states_evaluated += b.states_evaluated;
+  a.kernels_costed += b.kernels_costed;
+  a.memo_hits += b.memo_hits;
+  a.polished_moves += b.polished_moves;
+  a.widened_kernels += b.widened_kernels;
+  a.budget_exhausted = a.budget_exhausted || b.budget_exhausted;
+}
+
 // `other`'s schedules join `into`'s, cheapest first; its best replaces `into`'s when cheaper.
 void merge_outcomes(SearchOutcome &into, SearchOutcome other) {
   const bool better = other.best.complete() && (!into.best.complete() || other.best.cost_ms < into.best.cost_ms);
@@ -189,14 +199,7 @@ void merge_outcomes(SearchOutcome &into, SearchOutcome other) {
   for (ScheduleState &s : other.ranked) into.ranked.push_back(std::move(s));
   std::stable_sort(into.ranked.begin(), into.ranked.end(),
                    [](const ScheduleState &a, const ScheduleState &b) { return a.cost_ms < b.cost_ms; });
-  SearchStats &a = into.stats;
-  const SearchStats &b = other.stats;
-  a.states_evaluated += b.states_evaluated;
-  a.kernels_costed += b.kernels_costed;
-  a.memo_hits += b.memo_hits;
-  a.polished_moves += b.polished_moves;
-  a.widened_kernels += b.widened_kernels;
-  a.budget_exhausted = a.budget_exhausted || b.budget_exhausted;
+  add_search_work(into.stats, other.stats);
 }
 
 std::vector<ScheduleResult> candidates_ranked_by_both_models(const Halide::Pipeline &pipeline, const PipelineDag &dag,
@@ -352,38 +355,37 @@ std::vector<ScheduleResult> candidates_ranked_by_both_models(const Halide::Pipel
   learned.model = "learned";
   // Each search keeps its own warm start (a warm start is taken only from an equal search).
   if (!options.memo_path.empty()) learned.memo_path = options.memo_path + ".learned";
-  std::vector<ScheduleResult> found = schedule_candidates(pipeline, dag, hand, count);
+  std::vector<ScheduleResult> by_hand = schedule_candidates(pipeline, dag, hand, count);
   learned.time_budget_s = std::max(options.time_budget_s - seconds_since(start), options.time_budget_s / 20);
   std::vector<ScheduleResult> by_learned = schedule_candidates(pipeline, dag, learned, count);
-  SearchStats stats = found.front().search;
+  SearchStats stats = by_hand.front().search;
   const SearchStats &l = by_learned.front().search;
-  stats.states_evaluated += l.states_evaluated;
-  stats.kernels_costed += l.kernels_costed;
-  stats.memo_hits += l.memo_hits;
+  add_search_work(stats, l);
   stats.memo_entries_loaded += l.memo_entries_loaded;
   stats.passes_completed = std::min(stats.passes_completed, l.passes_completed);
-  stats.polished_moves += l.polished_moves;
-  stats.widened_kernels += l.widened_kernels;
-  stats.budget_exhausted = stats.budget_exhausted || l.budget_exhausted;
   if (stats.fallback.empty()) stats.fallback = l.fallback;
-  for (ScheduleResult &r : by_learned) found.push_back(std::move(r));
 
+  // Each schedule keeps the learned model's result; the model that did not find it costs it
+  // again from its decisions (the simple schedule, with none, has one cost).
   struct Ranked {
     ScheduleResult by_learned;
     double hand_ms, learned_ms;
   };
   std::vector<Ranked> ranked;
-  std::set<std::string> seen;
-  for (ScheduleResult &r : found) {
-    if (r.decisions.empty()) {  // the simple schedule (no valid search state): one cost only
-      if (seen.insert(r.schedule_code).second) ranked.push_back({r, r.predicted_runtime_ms, r.predicted_runtime_ms});
-      continue;
-    }
-    ScheduleResult as_hand = schedule_from_decisions(pipeline, dag, hand, r.decisions);
-    ScheduleResult as_learned = schedule_from_decisions(pipeline, dag, learned, r.decisions);
+  std::set<std::string> seen;  // by the learned model's code: a schedule both found counts once
+  for (ScheduleResult &r : by_hand) {
+    ScheduleResult as_learned = r.decisions.empty() ? r : schedule_from_decisions(pipeline, dag, learned, r.decisions);
     if (!seen.insert(as_learned.schedule_code).second) continue;
-    ranked.push_back({std::move(as_learned), as_hand.predicted_runtime_ms, 0});
-    ranked.back().learned_ms = ranked.back().by_learned.predicted_runtime_ms;
+    const double learned_ms = as_learned.predicted_runtime_ms;
+    ranked.push_back({std::move(as_learned), r.predicted_runtime_ms, learned_ms});
+  }
+  for (ScheduleResult &r : by_learned) {
+    if (!seen.insert(r.schedule_code).second) continue;
+    const double hand_ms =
+        r.decisions.empty() ? r.predicted_runtime_ms
+                            : schedule_from_decisions(pipeline, dag, hand, r.decisions).predicted_runtime_ms;
+    const double learned_ms = r.predicted_runtime_ms;
+    ranked.push_back({std::move(r), hand_ms, learned_ms});
   }
   const auto agreement = [](const Ranked &r) { return std::sqrt(r.hand_ms * r.learned_ms); };
   std::stable_sort(ranked.begin(), ranked.end(),
