@@ -209,7 +209,7 @@ std::vector<ScheduleResult> candidates_ranked_by_both_models(const Halide::Pipel
 
 std::vector<ScheduleResult> schedule_candidates(const Halide::Pipeline &pipeline, const PipelineDag &dag,
                                                 const AutoschedulerOptions &options, int count) {
-  if (options.strategy == "beam" && options.model == "both")
+  if (options.strategy == "beam" && options.model == "both" && learned_weights_available(options))
     return candidates_ranked_by_both_models(pipeline, dag, options, count);
   const auto start = std::chrono::steady_clock::now();
   const GpuProfile &gpu = find_gpu_profile(options.gpu_profile);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Extra benchmark variants for `hlsched bench --variants`: every example app scheduled by our
-# plugin with the learned cost model (or MODEL: "both", hand and learned together) and the given
-# weights, labelled LABEL ("learned" by default; the standard "hlsched" variant is the same plugin
-# with the hand model, the default).
+# plugin with the learned cost model (or MODEL: "both", hand and learned together; "hand": the
+# hand model, WEIGHTS then unused) and the given weights, labelled LABEL ("learned" by default; the
+# standard "hlsched" variant is the same plugin with the default options: model=both, embedded weights).
 #
 #   scripts/cost_model/learned_variants.sh WEIGHTS [BUILD_DIR [LABEL [MODEL]]] > .bundle-cfg/learned.json
 #   HLSCHED_BUILD_DIR=build scripts/bench/gpu_run.sh --variants .bundle-cfg/learned.json

@@ -19,7 +19,7 @@ void add_search_options(CLI::App *command, AutoschedulerOptions &o) {
   command->add_option("--time-budget", o.time_budget_s, "Seconds the search may take (it returns the best so far)")
       ->check(CLI::PositiveNumber);
   command->add_option("--memo-file", o.memo_path, "Load the cost memo from this file and save it back");
-  command->add_option("--model", o.model, "Cost model: hand (the profile's rates), learned (hybrid network) or both (the pick they agree on)")
+  command->add_option("--model", o.model, "Cost model: both (default: the pick the two agree on), hand (the profile's rates) or learned (hybrid network)")
       ->check(CLI::IsMember({"hand", "learned", "both"}));
   command->add_option("--weights", o.weights, "Learned model weights from hlsched train (default: embedded for the GPU)")
       ->check(CLI::ExistingFile);

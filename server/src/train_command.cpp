@@ -184,8 +184,8 @@ json featurize_pipeline(const json &pipeline, const std::vector<json> &refs, con
 // pipeline is held out, the schedule's measured and predicted times, the kernel's CUPTI time and
 // the hand and learned predictions (with the launch term: the terms' last column is launch), and
 // the learned one without its launch term (what CUPTI measures).
-void write_predictions(const TrainingSet &set, const std::string &weights_text, int validation_one_in,
-                       int validation_fold, const std::string &path) {
+void write_predictions(const TrainingSet &set, const std::string &weights_text, const TrainOptions &split,
+                       const std::string &path) {
   std::ofstream out(path);
   out << "held_out\tpipeline\tschedule\tschedule_measured_ms\tfunc\tstage\tkernel_measured_ms\thand_ms\tlearned_ms\tlaunch_term_ms\tlearned_kernel_ms\n";
   const std::vector<std::string> terms = cost_term_name_list();
@@ -195,9 +195,7 @@ void write_predictions(const TrainingSet &set, const std::string &weights_text, 
                               ? 0
                               : set.pipelines[0].schedules[0].kernels[0].values.size() - terms.size();
   for (const PipelineRows &p : set.pipelines) {
-    uint64_t h = 1469598103934665603ULL;  // the trainer's split (FNV-1a of the id)
-    for (unsigned char c : p.id) h = (h ^ c) * 1099511628211ULL;
-    const bool held_out = validation_one_in > 0 && h % uint64_t(validation_one_in) == uint64_t(validation_fold);
+    const bool held_out = held_out_of_training(p.id, split);
     for (size_t i = 0; i < p.schedules.size(); i++) {
       const ScheduleRow &s = p.schedules[i];
       const std::vector<double> learned = predict_kernels_ms(weights_text, s.kernels);
@@ -338,6 +336,8 @@ CLI::App *TrainCommand::add_to(CLI::App &app) {
   cmd->add_option("--validation-fold", r.train.validation_fold,
                   "Hold out the pipelines whose id hash modulo --validation-one-in is this (cross-validation)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--hold-out", r.train.held_out_prefixes,
+                  "Also hold out pipelines whose id starts with this (repeatable; \"example:\": the examples)");
   cmd->add_flag("--keep-unfaithful", r.keep_unfaithful,
                 "Train also on records that no longer rebuild as the schedule measured (hlsched dataset check)");
   cmd->add_option("--predictions", r.predictions, "Write every kernel's measured, hand and learned times here (TSV)");
@@ -362,13 +362,16 @@ int TrainCommand::run() const {
   const TrainingSet set = r.features.empty() ? featurize_dataset(r).set : parse_training_set(read_file(r.features));
   if (!r.dump_features.empty()) std::ofstream(r.dump_features) << training_set_to_text(set);
   if (!r.evaluate.empty()) {  // fixed weights on other records: one fold of one, all held out
-    write_predictions(set, read_file(r.evaluate), /*validation_one_in=*/1, /*validation_fold=*/0, r.predictions);
+    TrainOptions all_held_out;
+    all_held_out.validation_one_in = 1;
+    all_held_out.validation_fold = 0;
+    write_predictions(set, read_file(r.evaluate), all_held_out, r.predictions);
     return 0;
   }
   if (r.out.empty()) return 0;
   const TrainReport report = train_cost_model(set, r.train);
   std::ofstream(r.out) << report.weights_text;
-  if (!r.predictions.empty()) write_predictions(set, report.weights_text, r.train.validation_one_in, r.train.validation_fold, r.predictions);
+  if (!r.predictions.empty()) write_predictions(set, report.weights_text, r.train, r.predictions);
   if (r.json) {
     auto metrics = [](const PredictionMetrics &m) {
       return json{{"pipelines", m.pipelines}, {"schedules", m.schedules}, {"kernels", m.kernels},

@@ -44,8 +44,12 @@ TEST_CASE("cli: schedule --json has the documented fields", "[e2e][schedule]") {
   }
   CHECK(result["target"] == "host-cuda-cuda_capability_86");
   CHECK(result["search"]["time_ms"].is_number());
-  // The default is the hand-set model until weights trained on real measurements beat it.
-  CHECK(result["cost_model"].get<std::string>().find("hand-set coefficients (--model hand)") != std::string::npos);
+  // The default ranks by both models and shows the learned model's costs; --model hand stays selectable.
+  CHECK(result["cost_model"].get<std::string>().find("hand and learned models together") != std::string::npos);
+  CHECK(result["cost_model"].get<std::string>().find("learned hybrid model") != std::string::npos);
+  auto by_hand = run_hlsched({"schedule", "--json", "--model", "hand", source_path("tests/data/generators/stencil_chain_small.cpp").string()});
+  REQUIRE(by_hand.exit_code == 0);
+  CHECK(stdout_json(by_hand)["cost_model"].get<std::string>().find("hand-set coefficients (--model hand)") != std::string::npos);
 
   auto text = run_hlsched({"schedule", source_path("tests/data/generators/stencil_chain_small.cpp").string()});
   CHECK(text.exit_code == 0);

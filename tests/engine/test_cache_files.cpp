@@ -366,6 +366,7 @@ TEST_CASE("a search with a damaged memo or warm-start file finds the cold schedu
   auto inst = instantiate_generator("stencil_small", default_gpu_target(), {{"radius", "2"}});
   const PipelineDag dag = build_pipeline_dag(inst.pipeline);
   AutoschedulerOptions options;
+  options.model = "hand";  // one search's two files (model=both keeps a pair per model)
   options.seed = 3;
   options.time_budget_s = 600;
   options.memo_path = (scratch.dir / "search.memo").string();

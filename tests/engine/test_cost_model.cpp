@@ -116,7 +116,10 @@ TEST_CASE("an untrained learned model predicts exactly what the hand model does"
 TEST_CASE("the hand model stays selectable next to the learned one", "[cost_model]") {
   auto inst = instantiate_generator("stencil_small", default_gpu_target(), {{"radius", "2"}});
   const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  // The default ranks by both models (its costs the learned one's); the hand model stays selectable.
+  CHECK(AutoschedulerOptions{}.model == "both");
   AutoschedulerOptions hand;
+  hand.model = "hand";
   hand.time_budget_s = 600;
   AutoschedulerOptions learned = hand;
   learned.model = "learned";
@@ -141,6 +144,18 @@ TEST_CASE("the hand model stays selectable next to the learned one", "[cost_mode
   missing.weights = path + ".missing";
   CHECK_THROWS(schedule_pipeline(inst.pipeline, dag, missing));
   std::filesystem::remove(path);
+
+  // A GPU nobody trained weights for: the default is the hand model alone, learned an error.
+  AutoschedulerOptions on_a100;
+  on_a100.gpu_profile = "a100";
+  on_a100.time_budget_s = 600;
+  AutoschedulerOptions a100_by_hand = on_a100;
+  a100_by_hand.model = "hand";
+  const ScheduleResult by_default = schedule_pipeline(inst.pipeline, dag, on_a100);
+  CHECK(by_default.schedule_code == schedule_pipeline(inst.pipeline, dag, a100_by_hand).schedule_code);
+  CHECK(by_default.cost_model.find("hand-set") != std::string::npos);
+  on_a100.model = "learned";
+  CHECK_THROWS_WITH(schedule_pipeline(inst.pipeline, dag, on_a100), Catch::Contains("no embedded cost model weights"));
 }
 
 TEST_CASE("trained weights round-trip and inference equals a reference computation", "[cost_model]") {
@@ -258,6 +273,24 @@ TEST_CASE("training on the checked-in dataset converges, deterministically per s
   CHECK(train_cost_model(set, options).weights_text != first.weights_text);
 }
 
+TEST_CASE("pipelines named by a held-out prefix are validated on, never trained on", "[cost_model]") {
+  const TrainingSet set = checked_in_dataset();
+  TrainOptions options;
+  options.epochs = 5;
+  options.validation_one_in = 0;
+  options.held_out_prefixes = {"synthetic:pyramid_small:"};
+  CHECK(held_out_of_training("synthetic:pyramid_small:levels=3", options));
+  CHECK_FALSE(held_out_of_training("synthetic:stencil_small:radius=2", options));
+  const TrainReport report = train_cost_model(set, options);
+  CHECK(report.validation_pipelines == 5);
+  CHECK(report.training_pipelines == int(set.pipelines.size()) - 5);
+  // With a hash fold as well, a pipeline is held out by either rule.
+  options.validation_one_in = 4;
+  int by_either = 0;
+  for (const PipelineRows &p : set.pipelines) by_either += held_out_of_training(p.id, options);
+  CHECK(by_either > 5);
+}
+
 TEST_CASE("features files reject another feature version", "[cost_model]") {
   TrainingSet set = checked_in_dataset();
   std::string text = training_set_to_text(set);
@@ -353,6 +386,7 @@ TEST_CASE("model=both returns, of what the hand and learned searches found, the 
     auto inst = instantiate_generator(generator, default_gpu_target(), params);
     const PipelineDag dag = build_pipeline_dag(inst.pipeline);
     AutoschedulerOptions hand;
+    hand.model = "hand";
     hand.time_budget_s = 600;  // every pass completes: the same searches as inside model=both
     AutoschedulerOptions learned = hand;
     learned.model = "learned";  // the embedded weights

@@ -19,8 +19,11 @@ std::string without_instance_suffixes(const std::string &text) {
   return std::regex_replace(text, std::regex("\\$[0-9]+"), "");
 }
 
-AutoschedulerOptions options_for_candidates() {
+// One model's search (its ranking, polish and widening); model=both ranks two searches' results by
+// their agreement (tests/engine/test_cost_model.cpp).
+AutoschedulerOptions options_for_candidates(const std::string &model = "hand") {
   AutoschedulerOptions options;
+  options.model = model;
   options.seed = 3;
   options.time_budget_s = 600;  // never cut short: every search must visit the same states
   return options;
@@ -62,10 +65,12 @@ TEST_CASE("the search's best candidates are distinct, ranked, and led by its own
 TEST_CASE("a candidate rebuilt from its decisions is that candidate, with no search", "[search][candidates]") {
   auto inst = instantiate_generator("stencil_small", default_gpu_target(), {{"radius", "2"}});
   const PipelineDag dag = build_pipeline_dag(inst.pipeline);
-  const std::vector<ScheduleResult> candidates = schedule_candidates(inst.pipeline, dag, options_for_candidates(), 3);
+  const std::string model = GENERATE(std::string("hand"), std::string("both"));  // both: the default
+  INFO("model " << model);
+  const std::vector<ScheduleResult> candidates = schedule_candidates(inst.pipeline, dag, options_for_candidates(model), 3);
   REQUIRE(candidates.size() >= 2);
 
-  AutoschedulerOptions hurried = options_for_candidates();
+  AutoschedulerOptions hurried = options_for_candidates(model);
   hurried.time_budget_s = 1e-6;  // a search would stop at once; rebuilding searches nothing
   for (size_t i = 0; i < candidates.size(); i++) {
     INFO("candidate " << i);

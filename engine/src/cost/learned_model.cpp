@@ -331,11 +331,17 @@ KernelCost LearnedCostModel::cost(const PipelineDag &dag, const ScheduleState &s
   return cost;
 }
 
+bool learned_weights_available(const AutoschedulerOptions &options) {
+  return !options.weights.empty() || !embedded_weights_text(options.gpu_profile).empty();
+}
+
 std::shared_ptr<const LearnedCostModel> select_cost_model(const AutoschedulerOptions &options) {
   if (options.model == "hand") return nullptr;
-  // "both" (hand and learned together, autoscheduler.cpp) reports the learned model's costs.
+  // "both" (hand and learned together, autoscheduler.cpp) reports the learned model's costs; the
+  // default, it falls back to the hand model alone on a GPU nobody has trained weights for.
   if (options.model != "learned" && options.model != "both")
     throw std::invalid_argument("unknown cost model '" + options.model + "' (hand, learned, both)");
+  if (options.model == "both" && !learned_weights_available(options)) return nullptr;
   if (!options.weights.empty())
     return std::make_shared<const LearnedCostModel>(load_weights_ensemble(options.weights), options.weights);
   const std::string text = embedded_weights_text(options.gpu_profile);

@@ -127,10 +127,14 @@ private:
   std::string fingerprint_;
 };
 
-/// The model `options` ask for: nullptr for the hand model ("hand"), else ("learned", or "both"
-/// whose reported costs are the learned model's) the learned model with
-/// options.weights (a file) or the GPU's embedded weights. Throws std::invalid_argument for an
-/// unknown model name, unreadable weights or a GPU without embedded weights.
+/// Whether the options name a weights file or their GPU profile has embedded weights.
+bool learned_weights_available(const AutoschedulerOptions &options);
+
+/// The model `options` ask for: nullptr for the hand model ("hand", and "both" where no learned
+/// weights are available: the hand model alone), else ("learned", or "both" whose reported costs
+/// are the learned model's) the learned model with options.weights (a file) or the GPU's embedded
+/// weights. Throws std::invalid_argument for an unknown model name, unreadable weights or
+/// "learned" on a GPU without embedded weights.
 std::shared_ptr<const LearnedCostModel> select_cost_model(const AutoschedulerOptions &options);
 
 /// A kernel's cost under `model` (the hand model when null).

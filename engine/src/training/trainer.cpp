@@ -319,14 +319,17 @@ std::string shortest(double x) {
 
 }  // namespace
 
+bool held_out_of_training(const std::string &id, const TrainOptions &options) {
+  for (const std::string &prefix : options.held_out_prefixes)
+    if (id.rfind(prefix, 0) == 0) return true;
+  return options.validation_one_in > 0 &&
+         id_hash(id) % uint64_t(options.validation_one_in) == uint64_t(options.validation_fold);
+}
+
 TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options) {
   const std::vector<Group> groups = usable_groups(set);
   std::vector<const Group *> training, validation;
-  for (const Group &g : groups)
-    (options.validation_one_in > 0 && id_hash(g.id) % uint64_t(options.validation_one_in) == uint64_t(options.validation_fold)
-         ? validation
-         : training)
-        .push_back(&g);
+  for (const Group &g : groups) (held_out_of_training(g.id, options) ? validation : training).push_back(&g);
   if (training.empty()) throw std::runtime_error("no training pipelines with measured schedules in the dataset");
 
   TrainReport report;

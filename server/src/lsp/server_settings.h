@@ -48,7 +48,7 @@ struct SearchSettings {
   bool memo = true;
   std::uint64_t seed = 0;
   double time_budget_s = 8.0;
-  std::string model = "hand";        ///< cost model: "hand", "learned" or "both"
+  std::string model = "both";        ///< cost model: "hand", "learned" or "both"
   std::string weights;               ///< learned model weights file (empty: embedded)
 };
 

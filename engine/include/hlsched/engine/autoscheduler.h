@@ -31,9 +31,11 @@ struct AutoschedulerOptions {
   std::string memo_path;        ///< optional file to load the cost memo from and save it to
   /// The cost model: "hand" (the GPU profile's rates, default coefficients), "learned" (the
   /// hybrid network of cost/learned_model.h, with `weights` or the GPU's embedded weights) or
-  /// "both" (each searches; the schedule with the lowest geometric mean of the two predictions
-  /// wins, its costs reported by the learned model; about twice the search time).
-  std::string model = "hand";
+  /// "both" (the default: each searches; the schedule with the lowest geometric mean of the two
+  /// predictions wins, its costs reported by the learned model; about twice the search time).
+  /// Either model alone picks schedules the other prices much slower and that run slow
+  /// (docs/PERFORMANCE.md, sessions twenty-two and twenty-three).
+  std::string model = "both";
   std::string weights;          ///< learned model: a weights file from `hlsched train` (empty: embedded)
   /// Beam strategy: which of the search's distinct schedules, best predicted first, to return
   /// (0: the best). `hlsched schedule --measure K` builds candidates 0..K-1, one per variant.

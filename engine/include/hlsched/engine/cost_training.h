@@ -103,6 +103,9 @@ struct TrainOptions {
   double hand_prior_weight = 0;
   int validation_one_in = 8;     ///< pipelines whose id hashes to validation_fold mod this are held out
   int validation_fold = 0;       ///< which of the validation_one_in folds (cross-validation: 0..one_in-1)
+  /// Pipelines whose id starts with one of these are held out too ("example:": weights checked on
+  /// the examples without having seen them, before they are embedded).
+  std::vector<std::string> held_out_prefixes;
   int members = 1;               ///< networks trained with seeds seed, seed + 1, ...: an ensemble averaging them
   /// Initializations tried per member (seeds seed + m, then + members, + 2 x members, ...); the one
   /// with the lowest final training loss is kept. On the four H200 datasets one seed in three
@@ -131,6 +134,10 @@ struct TrainReport {
 };
 
 TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options);
+
+/// Whether train_cost_model holds the pipeline `id` out of training (validates on it): its id's
+/// hash falls in the validation fold, or it starts with one of the held-out prefixes.
+bool held_out_of_training(const std::string &id, const TrainOptions &options);
 
 /// Metrics of weights (text; empty: the hand model) on all of `set`.
 PredictionMetrics evaluate_cost_model(const TrainingSet &set, const std::string &weights_text);
