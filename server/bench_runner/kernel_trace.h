@@ -27,6 +27,8 @@ struct KernelRecord {
   int block[3] = {0, 0, 0};   ///< threads per block
   int registers_per_thread = 0;
   int shared_memory_bytes = 0;  ///< static + dynamic, per block
+  /// Local memory per thread: registers ptxas spilled, and arrays it could not keep in registers.
+  int local_memory_bytes_per_thread = 0;
 };
 
 class KernelTrace {

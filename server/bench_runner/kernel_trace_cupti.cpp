@@ -61,6 +61,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buff
     r.block[0] = kernel->blockX, r.block[1] = kernel->blockY, r.block[2] = kernel->blockZ;
     r.registers_per_thread = kernel->registersPerThread;
     r.shared_memory_bytes = kernel->staticSharedMemory + kernel->dynamicSharedMemory;
+    r.local_memory_bytes_per_thread = int(kernel->localMemoryPerThread);
     records.push_back(std::move(r));
   }
   size_t lost = 0;

@@ -49,6 +49,7 @@ Record sample_record(const std::string &id, const std::string &pipeline, double 
   k.launches_per_call = 1;
   k.grid = {10, 10, 1};
   k.block = {32, 8, 1};
+  k.local_memory_bytes_per_thread = 96;
   r.measured.kernels.push_back(k);
   return r;
 }
@@ -72,6 +73,11 @@ TEST_CASE("a record survives JSON unchanged", "[dataset]") {
   REQUIRE(back.predicted.has_value());
   CHECK(back.predicted->stages.at(0).terms_ms.at("dram") == Approx(0.4));
   CHECK(back.measured.kernels.at(0).grid == std::vector<int64_t>{10, 10, 1});
+  CHECK(back.measured.kernels.at(0).local_memory_bytes_per_thread == 96);
+  // Collections before the runner recorded local memory read as unknown, not as no spills.
+  nlohmann::json old = j;
+  old["measured"]["kernels"][0].erase("local_memory_bytes_per_thread");
+  CHECK(record_from_json(old).measured.kernels.at(0).local_memory_bytes_per_thread == -1);
 }
 
 TEST_CASE("a manual schedule's record has no prediction", "[dataset]") {

@@ -17,10 +17,12 @@ json stage_json(const StagePrediction &s) {
 }
 
 json kernel_json(const KernelMeasurement &k) {
-  return {{"name", k.name},   {"func", k.func},   {"stage", k.stage},
-          {"ms", k.ms},       {"launches_per_call", k.launches_per_call},
-          {"grid", k.grid},   {"block", k.block}, {"registers_per_thread", k.registers_per_thread},
-          {"shared_memory_bytes", k.shared_memory_bytes}};
+  json j = {{"name", k.name},   {"func", k.func},   {"stage", k.stage},
+            {"ms", k.ms},       {"launches_per_call", k.launches_per_call},
+            {"grid", k.grid},   {"block", k.block}, {"registers_per_thread", k.registers_per_thread},
+            {"shared_memory_bytes", k.shared_memory_bytes}};
+  if (k.local_memory_bytes_per_thread >= 0) j["local_memory_bytes_per_thread"] = k.local_memory_bytes_per_thread;
+  return j;
 }
 
 // A required field, with the record's path in the message when it is missing or mistyped.
@@ -162,6 +164,7 @@ Record record_from_json(const json &j) {
     kernel.block = optional_field(k, "block", std::vector<int64_t>{});
     kernel.registers_per_thread = optional_field(k, "registers_per_thread", 0);
     kernel.shared_memory_bytes = optional_field<int64_t>(k, "shared_memory_bytes", 0);
+    kernel.local_memory_bytes_per_thread = optional_field<int64_t>(k, "local_memory_bytes_per_thread", -1);
     r.measured.kernels.push_back(std::move(kernel));
   }
   return r;

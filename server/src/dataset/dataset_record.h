@@ -84,6 +84,9 @@ struct KernelMeasurement {
   std::vector<int64_t> grid, block;
   int registers_per_thread = 0;
   int64_t shared_memory_bytes = 0;
+  /// Spilled registers and local arrays, bytes per thread; -1 where the runner did not record it
+  /// (collections before 2026-12-04's tenth).
+  int64_t local_memory_bytes_per_thread = -1;
 };
 
 struct Measurement {
