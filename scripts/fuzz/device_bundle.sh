@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs the language-server fuzzer (tests/server/fuzz_language_server) into a folder that runs on
 # another Linux x86-64 machine with nothing of ours installed (the GPU machine: more cores, no
-# Halide, no LLVM, no network), for long runs on many cores. See DEVICE_FUZZ.md for the device
+# Halide, no LLVM, no network), for long runs on many cores. See docs/DEVICE_FUZZ.md for the device
 # tool call and how to bring the results home.
 #
 #   scripts/fuzz/device_bundle.sh BUILD_DIR OUT_DIR      e.g. build .bundle-fuzz

@@ -8,7 +8,7 @@
 #   FUZZ_MODE=jobs bash .bundle-fuzz/run.sh ...            WORKERS in-process jobs instead of fork mode
 #
 # Results, in $FUZZ_OUT (default: $OUT/fuzz, else ./fuzz-out): results.tar.gz (fuzz.log, the whole
-# log; corpus/, the inputs the run added to the seeds: merge them at home, see DEVICE_FUZZ.md;
+# log; corpus/, the inputs the run added to the seeds: merge them at home, see docs/DEVICE_FUZZ.md;
 # artifacts/, crash/leak/timeout inputs, if any) and summary.txt (inputs, exec/s, coverage,
 # crashes), written last: its presence means the run is over. Two files, so that the run fits
 # beside another job's files in $OUT (the device tool returns 8 at most).

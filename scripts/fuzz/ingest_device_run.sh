@@ -54,7 +54,7 @@ cat >>"$repo/docs/PERFORMANCE.md" <<EOF
 ## Reliability: the LSP fuzzer's long run on many cores ($(date -u +%Y-%m-%d), $what)
 
 \`scripts/fuzz/device_bundle.sh build .bundle-fuzz\` here, then \`bash .bundle-fuzz/run.sh\` there
-($mode, ASan + UBSan, the fake analyzer and indexer; DEVICE_FUZZ.md), ingested with
+($mode, ASan + UBSan, the fake analyzer and indexer; docs/DEVICE_FUZZ.md), ingested with
 \`scripts/fuzz/ingest_device_run.sh\`.
 
 | inputs | inputs per second (whole run) | run | coverage | failures | artifacts |
