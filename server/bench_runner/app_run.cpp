@@ -144,7 +144,8 @@ json trace_kernels(Backend &backend, KernelTrace &trace, const RegisteredFilter 
                     {"block", {k.first.block[0], k.first.block[1], k.first.block[2]}},
                     {"registers_per_thread", k.first.registers_per_thread},
                     {"shared_memory_bytes", k.first.shared_memory_bytes},
-                    {"local_memory_bytes_per_thread", k.first.local_memory_bytes_per_thread}});
+                    {"local_memory_bytes_per_thread", k.first.local_memory_bytes_per_thread},
+                    {"shared_memory_executed_bytes", k.first.shared_memory_executed_bytes}});
   }
   return {{"calls", repetitions}, {"kernels", list}, {"busy_ms", summarize(busy_per_call).median}};
 }

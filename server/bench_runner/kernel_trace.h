@@ -29,6 +29,9 @@ struct KernelRecord {
   int shared_memory_bytes = 0;  ///< static + dynamic, per block
   /// Local memory per thread: registers ptxas spilled, and arrays it could not keep in registers.
   int local_memory_bytes_per_thread = 0;
+  /// Shared memory per SM the driver configured for the launch (its L1/shared carve-out), which
+  /// bounds the blocks resident per SM.
+  int shared_memory_executed_bytes = 0;
 };
 
 class KernelTrace {

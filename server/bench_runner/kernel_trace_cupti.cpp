@@ -62,6 +62,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buff
     r.registers_per_thread = kernel->registersPerThread;
     r.shared_memory_bytes = kernel->staticSharedMemory + kernel->dynamicSharedMemory;
     r.local_memory_bytes_per_thread = int(kernel->localMemoryPerThread);
+    r.shared_memory_executed_bytes = int(kernel->sharedMemoryExecuted);
     records.push_back(std::move(r));
   }
   size_t lost = 0;

@@ -50,6 +50,7 @@ Record sample_record(const std::string &id, const std::string &pipeline, double 
   k.grid = {10, 10, 1};
   k.block = {32, 8, 1};
   k.local_memory_bytes_per_thread = 96;
+  k.shared_memory_executed_bytes = 65536;
   r.measured.kernels.push_back(k);
   return r;
 }
@@ -74,6 +75,7 @@ TEST_CASE("a record survives JSON unchanged", "[dataset]") {
   CHECK(back.predicted->stages.at(0).terms_ms.at("dram") == Approx(0.4));
   CHECK(back.measured.kernels.at(0).grid == std::vector<int64_t>{10, 10, 1});
   CHECK(back.measured.kernels.at(0).local_memory_bytes_per_thread == 96);
+  CHECK(back.measured.kernels.at(0).shared_memory_executed_bytes == 65536);
   // Collections before the runner recorded local memory read as unknown, not as no spills.
   nlohmann::json old = j;
   old["measured"]["kernels"][0].erase("local_memory_bytes_per_thread");

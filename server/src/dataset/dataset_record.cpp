@@ -22,6 +22,7 @@ json kernel_json(const KernelMeasurement &k) {
             {"grid", k.grid},   {"block", k.block}, {"registers_per_thread", k.registers_per_thread},
             {"shared_memory_bytes", k.shared_memory_bytes}};
   if (k.local_memory_bytes_per_thread >= 0) j["local_memory_bytes_per_thread"] = k.local_memory_bytes_per_thread;
+  if (k.shared_memory_executed_bytes >= 0) j["shared_memory_executed_bytes"] = k.shared_memory_executed_bytes;
   return j;
 }
 
@@ -165,6 +166,7 @@ Record record_from_json(const json &j) {
     kernel.registers_per_thread = optional_field(k, "registers_per_thread", 0);
     kernel.shared_memory_bytes = optional_field<int64_t>(k, "shared_memory_bytes", 0);
     kernel.local_memory_bytes_per_thread = optional_field<int64_t>(k, "local_memory_bytes_per_thread", -1);
+    kernel.shared_memory_executed_bytes = optional_field<int64_t>(k, "shared_memory_executed_bytes", -1);
     r.measured.kernels.push_back(std::move(kernel));
   }
   return r;

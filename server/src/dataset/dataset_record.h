@@ -87,6 +87,8 @@ struct KernelMeasurement {
   /// Spilled registers and local arrays, bytes per thread; -1 where the runner did not record it
   /// (collections before 2026-12-04's tenth).
   int64_t local_memory_bytes_per_thread = -1;
+  /// Shared memory per SM the driver configured for the launch (its carve-out of L1); -1 unknown.
+  int64_t shared_memory_executed_bytes = -1;
 };
 
 struct Measurement {

@@ -51,6 +51,7 @@ Measurement measurement_from_variant(const json &v) {
     kernel.registers_per_thread = k.value("registers_per_thread", 0);
     kernel.shared_memory_bytes = k.value("shared_memory_bytes", int64_t(0));
     kernel.local_memory_bytes_per_thread = k.value("local_memory_bytes_per_thread", int64_t(-1));
+    kernel.shared_memory_executed_bytes = k.value("shared_memory_executed_bytes", int64_t(-1));
     m.kernels.push_back(std::move(kernel));
   }
   return m;
