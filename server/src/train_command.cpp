@@ -40,23 +40,7 @@ std::string read_file(const fs::path &path) {
 // Every record of a dataset file; compressed files through the zstd or xz tool.
 std::vector<json> read_records(const std::string &path) {
   if (!fs::exists(path)) throw std::invalid_argument("no dataset file " + path);
-  std::string text;
-  const auto ends_with = [&path](const std::string &suffix) {
-    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  if (ends_with(".zst") || ends_with(".xz")) {
-    std::string quoted = "'";
-    for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    quoted += "'";
-    const std::string command = std::string(ends_with(".zst") ? "zstd" : "xz") + " -dc -- " + quoted;
-    FILE *pipe = popen(command.c_str(), "r");
-    if (!pipe) throw std::runtime_error("cannot run " + command);
-    char buffer[1 << 16];
-    for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) text.append(buffer, n);
-    if (pclose(pipe) != 0) throw std::runtime_error("cannot decompress " + path);
-  } else {
-    text = read_file(path);
-  }
+  const std::string text = read_maybe_compressed_text(path);
   std::vector<json> records;
   std::istringstream lines(text);
   std::string line;

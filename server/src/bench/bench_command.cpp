@@ -10,6 +10,7 @@
 #include "bench/markdown_report.h"
 #include "bench/report_model.h"
 #include "bench/svg_chart.h"
+#include "util/file_text.h"
 #include "hlsched/engine/autoscheduler.h"
 
 // Where the build put our tools (set by server/CMakeLists.txt).
@@ -125,7 +126,7 @@ int BenchCommand::run() const {
 
 CLI::App *ReportCommand::add_to(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand("report", "Markdown tables and a bar chart from a benchmark's results.json");
-  cmd->add_option("results", results_path_, "results.json written by the bundle's runner")->required()->check(CLI::ExistingFile);
+  cmd->add_option("results", results_path_, "results.json written by the bundle's runner (or .json.xz)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--chart", chart_path_, "Where the SVG chart goes (default: the results' name with .svg)");
   cmd->add_option("--ours", ours_, "Variant label that the speedup columns compare with the others");
   cmd->add_flag("--no-stages", no_stages_, "Leave out the per-stage tables");
@@ -133,10 +134,11 @@ CLI::App *ReportCommand::add_to(CLI::App &app) {
 }
 
 int ReportCommand::run() const {
-  std::ifstream in(results_path_);
+  // Results kept in the repository are xz-compressed (docs/perf/*.results.json.xz).
+  const std::string text = read_maybe_compressed_text(results_path_);
   nlohmann::json results;
   try {
-    results = nlohmann::json::parse(in);
+    results = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception &e) {
     throw std::invalid_argument(results_path_ + " is not JSON: " + e.what());
   }
