@@ -2,6 +2,7 @@
 // input is reported with its place, and the summary counts what it should.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include "dataset/compressed_lines.h"
 #include "dataset/dataset_command.h"
 #include "dataset/dataset_record.h"
+#include "util/file_text.h"
 
 namespace fs = std::filesystem;
 using namespace hlsched::dataset;
@@ -109,6 +111,24 @@ TEST_CASE("datasets round-trip through zstd and plain files", "[dataset]") {
   in.read(magic, 4);
   CHECK(uint8_t(magic[0]) == 0x28);
   CHECK(uint8_t(magic[3]) == 0xFD);
+}
+
+// Runner results and datasets kept in the repository are compressed; `hlsched report` and
+// `hlsched train` read them through one helper.
+TEST_CASE("xz and zstd files read as their text; damaged or missing ones are errors", "[dataset]") {
+  const std::string text = "{\"variants\": [1, 2, 3]}\n";
+  for (const std::string tool : {"xz", "zstd"}) {
+    const fs::path plain = scratch("results-" + tool + ".json");
+    std::ofstream(plain, std::ios::binary) << text;
+    const fs::path packed = plain.string() + (tool == "xz" ? ".xz" : ".zst");
+    fs::remove(packed);
+    REQUIRE(std::system((tool + " -q -k " + plain.string()).c_str()) == 0);
+    CHECK(hlsched::server::read_maybe_compressed_text(packed) == text);
+    CHECK(hlsched::server::read_maybe_compressed_text(plain) == text);
+    std::ofstream(packed, std::ios::binary | std::ios::trunc) << "not compressed";
+    CHECK_THROWS_AS(hlsched::server::read_maybe_compressed_text(packed), std::runtime_error);
+  }
+  CHECK_THROWS_AS(hlsched::server::read_maybe_compressed_text(scratch("missing.json.xz")), std::invalid_argument);
 }
 
 TEST_CASE("bad dataset files are reported with their place", "[dataset]") {
