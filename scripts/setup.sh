@@ -20,7 +20,7 @@ packages=(
   libeigen3-dev libxxhash-dev catch2
   zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libffi-dev  # LLVM's CMake config wants these
   libpng-dev libjpeg-dev       # Halide's image_io in the examples' tests
-  xz-utils zstd               # the tools that read the repository's compressed results and datasets (hlsched train, report)
+  xz-utils
 )
 # The editor clients' builds and tests (editors/): not needed by the main job (--main).
 if [[ "${1:-}" != "--main" ]]; then

@@ -18,6 +18,7 @@
 
 #include "generator_analysis.h"
 #include "hlsched/engine/generator_build.h"
+#include "dataset/compressed_lines.h"
 #include "dataset/dataset_record.h"
 #include "dataset/fidelity.h"
 #include "random_pipeline.h"
@@ -37,10 +38,10 @@ std::string read_file(const fs::path &path) {
   return *text;
 }
 
-// Every record of a dataset file; compressed files through the zstd or xz tool.
+// Every record of a dataset file, .zst and .xz ones decompressed (dataset::read_text).
 std::vector<json> read_records(const std::string &path) {
   if (!fs::exists(path)) throw std::invalid_argument("no dataset file " + path);
-  const std::string text = read_maybe_compressed_text(path);
+  const std::string text = dataset::read_text(path);
   std::vector<json> records;
   std::istringstream lines(text);
   std::string line;

@@ -10,7 +10,6 @@
 #include "dataset/compressed_lines.h"
 #include "dataset/dataset_command.h"
 #include "dataset/dataset_record.h"
-#include "util/file_text.h"
 
 namespace fs = std::filesystem;
 using namespace hlsched::dataset;
@@ -114,21 +113,22 @@ TEST_CASE("datasets round-trip through zstd and plain files", "[dataset]") {
 }
 
 // Runner results and datasets kept in the repository are compressed; `hlsched report` and
-// `hlsched train` read them through one helper.
+// `hlsched train` read them through read_text.
 TEST_CASE("xz and zstd files read as their text; damaged or missing ones are errors", "[dataset]") {
-  const std::string text = "{\"variants\": [1, 2, 3]}\n";
-  for (const std::string tool : {"xz", "zstd"}) {
-    const fs::path plain = scratch("results-" + tool + ".json");
+  const std::string line = "{\"variants\": [1, 2, 3]}", text = line + "\n";
+  for (const std::string kind : {"xz", "zstd"}) {
+    const fs::path plain = scratch("results-" + kind + ".json");
     std::ofstream(plain, std::ios::binary) << text;
-    const fs::path packed = plain.string() + (tool == "xz" ? ".xz" : ".zst");
+    const fs::path packed = plain.string() + (kind == "xz" ? ".xz" : ".zst");
     fs::remove(packed);
-    REQUIRE(std::system((tool + " -q -k " + plain.string()).c_str()) == 0);
-    CHECK(hlsched::server::read_maybe_compressed_text(packed) == text);
-    CHECK(hlsched::server::read_maybe_compressed_text(plain) == text);
+    if (kind == "xz") REQUIRE(std::system(("xz -q -k " + plain.string()).c_str()) == 0);
+    else write_lines(packed, {line});
+    CHECK(read_text(packed) == text);
+    CHECK(read_text(plain) == text);
     std::ofstream(packed, std::ios::binary | std::ios::trunc) << "not compressed";
-    CHECK_THROWS_AS(hlsched::server::read_maybe_compressed_text(packed), std::runtime_error);
+    CHECK_THROWS_AS(read_text(packed), std::runtime_error);
   }
-  CHECK_THROWS_AS(hlsched::server::read_maybe_compressed_text(scratch("missing.json.xz")), std::invalid_argument);
+  CHECK_THROWS_AS(read_text(scratch("missing.json.xz")), std::invalid_argument);
 }
 
 TEST_CASE("bad dataset files are reported with their place", "[dataset]") {

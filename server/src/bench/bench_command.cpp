@@ -10,7 +10,7 @@
 #include "bench/markdown_report.h"
 #include "bench/report_model.h"
 #include "bench/svg_chart.h"
-#include "util/file_text.h"
+#include "dataset/compressed_lines.h"
 #include "hlsched/engine/autoscheduler.h"
 
 // Where the build put our tools (set by server/CMakeLists.txt).
@@ -135,7 +135,7 @@ CLI::App *ReportCommand::add_to(CLI::App &app) {
 
 int ReportCommand::run() const {
   // Results kept in the repository are xz-compressed (docs/perf/*.results.json.xz).
-  const std::string text = read_maybe_compressed_text(results_path_);
+  const std::string text = dataset::read_text(results_path_);
   nlohmann::json results;
   try {
     results = nlohmann::json::parse(text);

@@ -3,6 +3,7 @@
 
 #include <zstd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
@@ -45,6 +46,20 @@ std::string decompress(const std::string &compressed, const fs::path &path) {
   return text;
 }
 
+std::string decompress_with_xz(const fs::path &path) {
+  std::string quoted = "'";
+  for (char c : path.string()) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  const std::string command = "xz -dc -- " + quoted;
+  FILE *pipe = popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("cannot run " + command);
+  std::string text;
+  char buffer[1 << 16];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) text.append(buffer, n);
+  if (pclose(pipe) != 0) throw std::runtime_error("cannot decompress " + path.string());
+  return text;
+}
+
 std::string compress(const std::string &text) {
   std::string out(ZSTD_compressBound(text.size()), '\0');
   const size_t size = ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 19);
@@ -65,6 +80,14 @@ void read_lines(const fs::path &path, const std::function<void(const std::string
     if (end > start) on_line(text.substr(start, end - start));
     start = end + 1;
   }
+}
+
+std::string read_text(const fs::path &path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw std::invalid_argument("cannot read " + path.string());
+  if (path.extension() == ".xz") return decompress_with_xz(path);
+  const std::string raw = read_file(path);
+  return is_zstd(path) ? decompress(raw, path) : raw;
 }
 
 void write_lines(const fs::path &path, const std::vector<std::string> &lines) {

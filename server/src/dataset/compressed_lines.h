@@ -15,6 +15,12 @@ namespace hlsched::dataset {
 /// std::runtime_error for a missing, unreadable or corrupt file.
 void read_lines(const std::filesystem::path &path, const std::function<void(const std::string &)> &on_line);
 
+/// The whole file's text: decompressed when the name ends in ".zst" (as read_lines does) or ".xz"
+/// (through the xz tool: runner results kept in the repository, `*.results.json.xz`), else as it
+/// is. Throws std::invalid_argument for a missing or unreadable file, std::runtime_error for one
+/// that does not decompress.
+std::string read_text(const std::filesystem::path &path);
+
 /// Writes the lines, each followed by '\n', compressed when the name ends in ".zst" (level 19:
 /// datasets are written once and read many times). Replaces the file only once all is written.
 void write_lines(const std::filesystem::path &path, const std::vector<std::string> &lines);
