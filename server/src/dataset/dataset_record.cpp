@@ -45,6 +45,22 @@ T optional_field(const json &object, const char *name, T fallback) {
 
 }  // namespace
 
+KernelMeasurement kernel_from_json(const json &k, const std::string &where, bool required) {
+  KernelMeasurement kernel;
+  kernel.name = required ? field<std::string>(k, "name", where) : optional_field<std::string>(k, "name", "");
+  kernel.func = optional_field<std::string>(k, "func", "");
+  kernel.stage = optional_field(k, "stage", -1);
+  kernel.ms = required ? field<double>(k, "ms", where) : optional_field(k, "ms", 0.0);
+  kernel.launches_per_call = optional_field(k, "launches_per_call", 0.0);
+  kernel.grid = optional_field(k, "grid", std::vector<int64_t>{});
+  kernel.block = optional_field(k, "block", std::vector<int64_t>{});
+  kernel.registers_per_thread = optional_field(k, "registers_per_thread", 0);
+  kernel.shared_memory_bytes = optional_field<int64_t>(k, "shared_memory_bytes", 0);
+  kernel.local_memory_bytes_per_thread = optional_field<int64_t>(k, "local_memory_bytes_per_thread", -1);
+  kernel.shared_memory_executed_bytes = optional_field<int64_t>(k, "shared_memory_executed_bytes", -1);
+  return kernel;
+}
+
 json to_json(const Record &r) {
   const Provenance &p = r.provenance;
   const PipelineRef &pl = r.pipeline;
@@ -154,21 +170,8 @@ Record record_from_json(const json &j) {
   r.measured.repetitions = optional_field(m, "repetitions", 0);
   r.measured.output_ok = optional_field(m, "output_ok", false);
   r.measured.kernel_busy_ms = optional_field(m, "kernel_busy_ms", 0.0);
-  for (const json &k : m.value("kernels", json::array())) {
-    KernelMeasurement kernel;
-    kernel.name = field<std::string>(k, "name", where + ".measured.kernels");
-    kernel.func = optional_field<std::string>(k, "func", "");
-    kernel.stage = optional_field(k, "stage", -1);
-    kernel.ms = field<double>(k, "ms", where + ".measured.kernels");
-    kernel.launches_per_call = optional_field(k, "launches_per_call", 0.0);
-    kernel.grid = optional_field(k, "grid", std::vector<int64_t>{});
-    kernel.block = optional_field(k, "block", std::vector<int64_t>{});
-    kernel.registers_per_thread = optional_field(k, "registers_per_thread", 0);
-    kernel.shared_memory_bytes = optional_field<int64_t>(k, "shared_memory_bytes", 0);
-    kernel.local_memory_bytes_per_thread = optional_field<int64_t>(k, "local_memory_bytes_per_thread", -1);
-    kernel.shared_memory_executed_bytes = optional_field<int64_t>(k, "shared_memory_executed_bytes", -1);
-    r.measured.kernels.push_back(std::move(kernel));
-  }
+  for (const json &k : m.value("kernels", json::array()))
+    r.measured.kernels.push_back(kernel_from_json(k, where + ".measured.kernels", /*required=*/true));
   return r;
 }
 

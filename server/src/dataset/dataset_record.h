@@ -110,6 +110,10 @@ struct Record {
 };
 
 nlohmann::json to_json(const Record &record);
+/// One kernel as the runner's results and the dataset's records both write it (the same field
+/// names). `required`: a record's kernel must name itself and its time, and a missing or mistyped
+/// one throws std::invalid_argument naming `where`; the runner's kernels take defaults instead.
+KernelMeasurement kernel_from_json(const nlohmann::json &kernel, const std::string &where, bool required);
 /// Throws std::invalid_argument naming the missing or mistyped field.
 Record record_from_json(const nlohmann::json &json);
 

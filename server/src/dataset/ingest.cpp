@@ -39,21 +39,8 @@ Measurement measurement_from_variant(const json &v) {
   m.output_ok = v.value("check", json::object()).value("ok", false);
   const json trace = v.value("kernel_trace", json::object());
   m.kernel_busy_ms = trace.value("busy_ms", 0.0);
-  for (const json &k : trace.value("kernels", json::array())) {
-    KernelMeasurement kernel;
-    kernel.name = k.value("name", "");
-    kernel.func = k.value("func", "");
-    kernel.stage = k.value("stage", -1);
-    kernel.ms = k.value("ms", 0.0);
-    kernel.launches_per_call = k.value("launches_per_call", 0.0);
-    kernel.grid = k.value("grid", std::vector<int64_t>{});
-    kernel.block = k.value("block", std::vector<int64_t>{});
-    kernel.registers_per_thread = k.value("registers_per_thread", 0);
-    kernel.shared_memory_bytes = k.value("shared_memory_bytes", int64_t(0));
-    kernel.local_memory_bytes_per_thread = k.value("local_memory_bytes_per_thread", int64_t(-1));
-    kernel.shared_memory_executed_bytes = k.value("shared_memory_executed_bytes", int64_t(-1));
-    m.kernels.push_back(std::move(kernel));
-  }
+  for (const json &k : trace.value("kernels", json::array()))
+    m.kernels.push_back(kernel_from_json(k, "kernel_trace.kernels", /*required=*/false));
   return m;
 }
 
