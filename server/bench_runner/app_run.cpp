@@ -215,7 +215,7 @@ int run_app_variants(const Manifest &manifest, const std::string &app_name, cons
   halide_set_error_handler(capture_halide_error);
   const AppEntry &app = manifest.app(app_name);
   std::unique_ptr<Backend> backend =
-      manifest.uses_cuda() ? make_cuda_backend(options.library_dir) : make_host_backend();
+      manifest.uses_cuda() ? make_cuda_backend(options.library_dir, options.cache_config) : make_host_backend();
 
   // Every variant of the app takes the same arguments (check_variants verified it when the
   // bundle was built), so the first one's specs shape the shared buffers.

@@ -26,6 +26,9 @@ namespace hlsched::bench {
 struct AppRunOptions {
   RepetitionPolicy repetitions;
   int kernel_repetitions = 3;  ///< traced calls per variant; 0: no per-kernel times
+  /// The CUDA context's preferred L1/shared split (cuCtxSetCacheConfig), an experiment's knob:
+  /// "none" (the driver sizes each kernel's carve-out to its blocks), "shared", "l1", "equal".
+  std::string cache_config = "none";
   int64_t rotate_below_bytes = int64_t(100) << 20;  ///< rotate input sets below this working set
   int64_t rotate_target_bytes = int64_t(200) << 20; ///< ... until the sets cover this many bytes
   int max_input_sets = 16;

@@ -60,7 +60,8 @@ public:
 
 /// Initializes CUDA on device 0 and points Halide's CUDA runtime at our context and stream.
 /// `library_dir` holds the bundle's libcupti.so. Throws on any failure.
-std::unique_ptr<Backend> make_cuda_backend(const std::string &library_dir);
+/// `cache_config`: the context's preferred L1/shared split (cache_config_from_name).
+std::unique_ptr<Backend> make_cuda_backend(const std::string &library_dir, const std::string &cache_config = "none");
 
 std::unique_ptr<Backend> make_host_backend();
 

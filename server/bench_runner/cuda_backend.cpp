@@ -58,7 +58,8 @@ private:
 
 class CudaBackend : public Backend {
 public:
-  explicit CudaBackend(std::string library_dir) : cu_(CudaDriver::load()), library_dir_(std::move(library_dir)) {
+  CudaBackend(std::string library_dir, CudaCacheConfig cache_config)
+      : cu_(CudaDriver::load()), library_dir_(std::move(library_dir)) {
     if (!halide_cuda_device_interface)
       throw std::runtime_error("this runner was linked with a Halide runtime without CUDA");
     // CUPTI's buffers are registered before CUDA starts, so that it sees every context and module;
@@ -69,6 +70,7 @@ public:
     cu_.check(cu_.cuDeviceGet(&device_, 0), "cuDeviceGet");
     cu_.check(cu_.cuDevicePrimaryCtxRetain(&g_context, device_), "cuDevicePrimaryCtxRetain");
     cu_.check(cu_.cuCtxSetCurrent(g_context), "cuCtxSetCurrent");
+    if (cache_config != kCachePreferNone) cu_.check(cu_.cuCtxSetCacheConfig(cache_config), "cuCtxSetCacheConfig");
     halide_set_custom_load_library(load_library);
     halide_set_cuda_acquire_context(acquire_context);
     halide_set_cuda_release_context(release_context);
@@ -207,8 +209,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend(const std::string &library_dir) {
-  return std::make_unique<CudaBackend>(library_dir);
+std::unique_ptr<Backend> make_cuda_backend(const std::string &library_dir, const std::string &cache_config) {
+  return std::make_unique<CudaBackend>(library_dir, cache_config_from_name(cache_config));
 }
 
 }  // namespace hlsched::bench

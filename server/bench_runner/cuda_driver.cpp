@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <stdexcept>
+
 namespace hlsched::bench {
 namespace {
 
@@ -29,6 +31,7 @@ CudaDriver load_driver() {
   resolve(d.library, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain);
   resolve(d.library, "cuCtxSetCurrent", d.cuCtxSetCurrent);
   resolve(d.library, "cuCtxSynchronize", d.cuCtxSynchronize);
+  resolve(d.library, "cuCtxSetCacheConfig", d.cuCtxSetCacheConfig);
   resolve(d.library, "cuMemAlloc_v2", d.cuMemAlloc);
   resolve(d.library, "cuMemFree_v2", d.cuMemFree);
   resolve(d.library, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD);
@@ -46,6 +49,14 @@ CudaDriver load_driver() {
 }
 
 }  // namespace
+
+CudaCacheConfig cache_config_from_name(const std::string &name) {
+  if (name == "none") return kCachePreferNone;
+  if (name == "shared") return kCachePreferShared;
+  if (name == "l1") return kCachePreferL1;
+  if (name == "equal") return kCachePreferEqual;
+  throw std::invalid_argument("--cache-config '" + name + "': one of none, shared, l1, equal");
+}
 
 const CudaDriver &CudaDriver::load() {
   static const CudaDriver driver = load_driver();

@@ -25,6 +25,15 @@ using CUevent = struct CUevent_st *;
 
 constexpr CUresult kCudaSuccess = 0;
 
+// CUfunc_cache (values from cuda.h): the context's preferred split of each SM's L1 and shared
+// memory. On GPUs where they are one array (sm_70 on) the driver turns it into its carve-out.
+enum CudaCacheConfig : int {
+  kCachePreferNone = 0,
+  kCachePreferShared = 1,
+  kCachePreferL1 = 2,
+  kCachePreferEqual = 3,
+};
+
 // cuDeviceGetAttribute attributes (values from cuda.h).
 enum CudaDeviceAttribute : int {
   kAttrMultiprocessorCount = 16,
@@ -45,6 +54,10 @@ private:
   CUresult code_;
 };
 
+/// "none", "shared", "l1", "equal" (the runner's --cache-config) as a CudaCacheConfig; throws
+/// std::invalid_argument listing those for anything else.
+CudaCacheConfig cache_config_from_name(const std::string &name);
+
 struct CudaDriver {
   /// dlopen()s libcuda.so.1 (then libcuda.so) and resolves every entry point; throws
   /// std::runtime_error saying which one is missing.
@@ -60,6 +73,7 @@ struct CudaDriver {
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *context, CUdevice device) = nullptr;
   CUresult (*cuCtxSetCurrent)(CUcontext context) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuCtxSetCacheConfig)(int config) = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr *pointer, std::size_t bytes) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr pointer) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr destination, const void *source, std::size_t bytes) = nullptr;

@@ -79,6 +79,10 @@ int main(int argc, char **argv) {
   cli.add_option("--seconds-per-variant", options.app.repetitions.target_seconds,
                  "Timed calls continue (past --min-reps) until this much measured time");
   cli.add_option("--kernel-reps", options.app.kernel_repetitions, "Calls traced with CUPTI per variant (0: none)");
+  cli.add_option("--cache-config", options.app.cache_config,
+                 "The CUDA context's preferred L1/shared-memory split: none (the driver's own carve-out per kernel), "
+                 "shared, l1 or equal (an experiment's knob; CUPTI records each kernel's carve-out)")
+      ->check(CLI::IsMember({"none", "shared", "l1", "equal"}));
   cli.add_option("--rotate-below-mb", rotate_below_mb, "Rotate input sets when one set's inputs+outputs are smaller");
   cli.add_option("--rotate-target-mb", rotate_target_mb, "... with enough sets to cover this many MiB");
   cli.add_option("--max-input-sets", options.app.max_input_sets, "At most this many input sets");

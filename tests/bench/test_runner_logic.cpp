@@ -2,14 +2,17 @@
 // output checks, timing summaries, argument specs from Halide metadata, input-set rotation.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "argument_set.h"
 #include "argument_spec.h"
+#include "cuda_driver.h"
 #include "input_values.h"
 #include "kernel_names.h"
 #include "manifest.h"
+#include "orchestrator.h"
 #include "output_check.h"
 #include "sample_stats.h"
 
@@ -199,4 +202,21 @@ TEST_CASE("the manifest lists apps, input ranges and which variants compiled") {
   REQUIRE(m.compiled_variants("blur").size() == 1);
   CHECK(m.compiled_variants("blur")[0].function == "blur__manual");
   CHECK_THROWS(m.app("nope"));
+}
+
+TEST_CASE("the L1/shared-memory split reaches every app's process, as cuda.h numbers it") {
+  // cuda.h's CUfunc_cache: PREFER_NONE 0, PREFER_SHARED 1, PREFER_L1 2, PREFER_EQUAL 3.
+  CHECK(cache_config_from_name("none") == 0);
+  CHECK(cache_config_from_name("shared") == 1);
+  CHECK(cache_config_from_name("l1") == 2);
+  CHECK(cache_config_from_name("equal") == 3);
+  CHECK_THROWS_WITH(cache_config_from_name("max"), Catch::Contains("none, shared, l1, equal"));
+  RunOptions options;
+  CHECK(options.app.cache_config == "none");  // the driver's own carve-out unless asked
+  options.app.cache_config = "shared";
+  const std::vector<std::string> args = child_arguments(options);
+  const auto at = std::find(args.begin(), args.end(), "--cache-config");
+  REQUIRE(at != args.end());
+  REQUIRE(at + 1 != args.end());
+  CHECK(*(at + 1) == "shared");
 }
