@@ -55,7 +55,7 @@ CudaCacheConfig cache_config_from_name(const std::string &name) {
   if (name == "shared") return kCachePreferShared;
   if (name == "l1") return kCachePreferL1;
   if (name == "equal") return kCachePreferEqual;
-  throw std::invalid_argument("--cache-config '" + name + "': one of none, shared, l1, equal");
+  throw std::invalid_argument("'" + name + "' is not one of none, shared, l1, equal");
 }
 
 const CudaDriver &CudaDriver::load() {

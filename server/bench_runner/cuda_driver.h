@@ -54,7 +54,7 @@ private:
   CUresult code_;
 };
 
-/// "none", "shared", "l1", "equal" (the runner's --cache-config) as a CudaCacheConfig; throws
+/// "none", "shared", "l1", "equal" (the runner's --cache-config, checked with it) as a CudaCacheConfig; throws
 /// std::invalid_argument listing those for anything else.
 CudaCacheConfig cache_config_from_name(const std::string &name);
 

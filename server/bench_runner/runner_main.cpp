@@ -16,6 +16,7 @@
 
 #include "app_run.h"
 #include "backend.h"
+#include "cuda_driver.h"
 #include "filter_registry.h"
 #include "manifest.h"
 #include "orchestrator.h"
@@ -82,7 +83,14 @@ int main(int argc, char **argv) {
   cli.add_option("--cache-config", options.app.cache_config,
                  "The CUDA context's preferred L1/shared-memory split: none (the driver's own carve-out per kernel), "
                  "shared, l1 or equal (an experiment's knob; CUPTI records each kernel's carve-out)")
-      ->check(CLI::IsMember({"none", "shared", "l1", "equal"}));
+      ->check([](const std::string &name) {
+        try {
+          cache_config_from_name(name);
+          return std::string();
+        } catch (const std::invalid_argument &e) {
+          return std::string(e.what());
+        }
+      });
   cli.add_option("--rotate-below-mb", rotate_below_mb, "Rotate input sets when one set's inputs+outputs are smaller");
   cli.add_option("--rotate-target-mb", rotate_target_mb, "... with enough sets to cover this many MiB");
   cli.add_option("--max-input-sets", options.app.max_input_sets, "At most this many input sets");
