@@ -9,7 +9,8 @@ A stage's kind is its random-pipeline Func name without the number plus its stag
 hand / measured (CUPTI, launch term removed), then for all kernels the median |log| error, the
 kernels off by more than 3x, and each pipeline's schedules' median whole-pipeline error and rank
 correlation. With AFTER: the kinds whose median moved by more than 5%, before -> after.
-Standard library only; parsing is analyze_features.py's.
+Standard library only; parsing is analyze_features.py's, the rank correlation
+predictions_report.py's.
 """
 import math
 import re
@@ -18,26 +19,13 @@ import sys
 from collections import defaultdict
 
 from analyze_features import parse
+from predictions_report import spearman
 
 
 def kind(pipeline_id, kernel):
     if pipeline_id.startswith("example:"):
         return f"{pipeline_id}:{kernel['func']}"
     return re.sub(r"_\d+$", "", kernel["func"]) + f".{kernel['stage']}"
-
-
-def spearman(a, b):
-    def ranks(v):
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0] * len(v)
-        for position, i in enumerate(order):
-            r[i] = position
-        return r
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = statistics.mean(ra), statistics.mean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    var = math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
-    return cov / var if var > 0 else None
 
 
 def report(path):
@@ -54,9 +42,7 @@ def report(path):
                 by_kind[kind(p["id"], k)].append(ratio)
                 log_errors.append(abs(math.log(ratio)))
         if len(p["schedules"]) >= 3:
-            r = spearman([s["hand"] for s in p["schedules"]], [s["measured"] for s in p["schedules"]])
-            if r is not None:
-                ranks.append(r)
+            ranks.append(spearman([s["hand"] for s in p["schedules"]], [s["measured"] for s in p["schedules"]]))
     print(f"{path}: {len(log_errors)} kernels, median |log error| {statistics.median(log_errors):.3f}, "
           f"{sum(e > math.log(3) for e in log_errors)} off by more than 3x; schedules' median error "
           f"{100 * statistics.median(pipeline_errors):.1f}%, rank {statistics.mean(ranks):.3f} "
