@@ -22,7 +22,6 @@
 #include "dataset/dataset_record.h"
 #include "dataset/fidelity.h"
 #include "random_pipeline.h"
-#include "util/file_text.h"
 
 namespace hlsched::server {
 
@@ -32,15 +31,8 @@ namespace asio = boost::asio;
 
 namespace {
 
-std::string read_file(const fs::path &path) {
-  std::optional<std::string> text = read_file_text(path);
-  if (!text) throw std::invalid_argument("cannot read " + path.string());
-  return *text;
-}
-
 // Every record of a dataset file, .zst and .xz ones decompressed (dataset::read_text).
 std::vector<json> read_records(const std::string &path) {
-  if (!fs::exists(path)) throw std::invalid_argument("no dataset file " + path);
   const std::string text = dataset::read_text(path);
   std::vector<json> records;
   std::istringstream lines(text);
@@ -130,7 +122,7 @@ json featurize_pipeline(const json &pipeline, const std::vector<json> &refs, con
 
   // The build's own version too: the rebuilt schedules depend on the search space and
   // state_to_spec, not only on the feature version.
-  std::string key = read_file(source) + '\0' + generator + '\0' + refs_text + '\0' + request.gpu + '\0' +
+  std::string key = dataset::read_text(source) + '\0' + generator + '\0' + refs_text + '\0' + request.gpu + '\0' +
                     std::to_string(cost_feature_version()) + '\0' + engine_build_id();
   for (const auto &[k, v] : params) key += '\0' + k + "=" + v;
   uint64_t hash = 1469598103934665603ULL;  // FNV-1a: stable across runs and builds
@@ -139,7 +131,7 @@ json featurize_pipeline(const json &pipeline, const std::vector<json> &refs, con
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
   const fs::path cached = cache / "features" / (std::string(hex) + ".json");
   if (fs::exists(cached)) {
-    json answer = json::parse(read_file(cached), nullptr, /*allow_exceptions=*/false);
+    json answer = json::parse(dataset::read_text(cached), nullptr, /*allow_exceptions=*/false);
     if (answer.is_object() && answer.contains("features") && answer.contains("rebuilt")) return answer;
   }
 
@@ -344,13 +336,13 @@ int TrainCommand::run() const {
   if (r.data.empty() == r.features.empty()) throw std::invalid_argument("train: give --data or --features (one of them)");
   if (!r.evaluate.empty() && r.predictions.empty()) throw std::invalid_argument("train --evaluate: give --predictions");
   if (r.out.empty() && r.dump_features.empty() && r.evaluate.empty()) throw std::invalid_argument("train: nothing to do without --out or --dump-features");
-  const TrainingSet set = r.features.empty() ? featurize_dataset(r).set : parse_training_set(read_file(r.features));
+  const TrainingSet set = r.features.empty() ? featurize_dataset(r).set : parse_training_set(dataset::read_text(r.features));
   if (!r.dump_features.empty()) std::ofstream(r.dump_features) << training_set_to_text(set);
   if (!r.evaluate.empty()) {  // fixed weights on other records: one fold of one, all held out
     TrainOptions all_held_out;
     all_held_out.validation_one_in = 1;
     all_held_out.validation_fold = 0;
-    write_predictions(set, read_file(r.evaluate), all_held_out, r.predictions);
+    write_predictions(set, dataset::read_text(r.evaluate), all_held_out, r.predictions);
     return 0;
   }
   if (r.out.empty()) return 0;
