@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares schedules of the same apps measured by the bundle runner (results.json, .xz too).
 
-    compare_runs.py BASE OTHER [OTHER...]
+    compare_runs.py [--normalize LABEL] BASE OTHER [OTHER...]
 
 Each argument is RESULTS[:LABEL] (LABEL: the variant label, e.g. beam, c0, hlsched; default:
 every app's only label other than "simple" and "manual"). For each OTHER, prints the apps both
@@ -17,13 +17,15 @@ import sys
 REFERENCE_LABELS = {"simple", "manual"}
 
 
-def load(spec):
+def load(spec, normalize=None):
     path, _, label = spec.partition(":")
     opener = lzma.open if path.endswith(".xz") else open
     with opener(path, "rt") as f:
         variants = json.load(f)["variants"]
-    times = {}
+    times, reference = {}, {}
     for v in variants:
+        if normalize and v["label"] == normalize and v.get("status") == "ok":
+            reference[v["app"]] = v["runtime_ms"]["median"]
         if label and v["label"] != label:
             continue
         if not label and v["label"] in REFERENCE_LABELS:
@@ -34,6 +36,8 @@ def load(spec):
         if app in times and not label:
             raise SystemExit(f"{spec}: {app} has several labels; name one (RESULTS:LABEL)")
         times[app] = v["runtime_ms"]["median"]
+    if normalize:
+        times = {app: t / reference[app] for app, t in times.items() if app in reference}
     return times
 
 
@@ -54,11 +58,15 @@ def compare(base_spec, base, spec, other):
 
 
 def main(argv):
+    normalize = None
+    if len(argv) > 2 and argv[1] == "--normalize":
+        normalize = argv[2]
+        argv = argv[:1] + argv[3:]
     if len(argv) < 3:
         raise SystemExit(__doc__)
-    base = load(argv[1])
+    base = load(argv[1], normalize)
     for spec in argv[2:]:
-        compare(argv[1], base, spec, load(spec))
+        compare(argv[1], base, spec, load(spec, normalize))
 
 
 if __name__ == "__main__":
