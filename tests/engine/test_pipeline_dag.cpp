@@ -252,3 +252,31 @@ TEST_CASE("dag: a Tuple's values share their subexpressions, and its point is re
   const CallSites sites = count_call_sites(consumer.function().definition().values());
   CHECK(sites.calls.at(producer.name()) == 2);
 }
+
+TEST_CASE("dag: a Func can be computed past its region where its reads of inputs are clamped", "[dag]") {
+  // stencil_small reads its input through repeat_edge: every Func but the input's own wrapper
+  // (which reads the buffer at its point) can compute a few more rows (a RoundUp split).
+  PipelineDag stencil = dag_of("stencil_small");
+  CHECK_FALSE(func(stencil, "input_im")->computable_past_region);
+  for (const std::string name : {"blur_x", "blur_y", "sharpened"}) {
+    INFO(name);
+    CHECK(func(stencil, name)->computable_past_region);
+  }
+  const FuncNode *boundary = nullptr;
+  for (const FuncNode &f : stencil.funcs)
+    if (f.is_boundary_condition) boundary = &f;
+  REQUIRE(boundary);
+  REQUIRE(boundary->stages[0].accesses.size() == 1);
+  CHECK(boundary->stages[0].accesses[0].bounded_above);
+  CHECK_FALSE(access_of(func(stencil, "blur_x")->stages[0], boundary->name).bounded_above);
+
+  // bayer_small reads its mosaic at x + 2 + dx with no boundary condition: computed further, it
+  // would read past the buffer. A constant coordinate (the colour read by out) is bounded.
+  PipelineDag bayer = dag_of("bayer_small");
+  CHECK_FALSE(func(bayer, "rgb")->computable_past_region);
+  CHECK_FALSE(func(bayer, "out")->computable_past_region);
+
+  // A gather through a clamp (pyramid_small's curve) is bounded whatever the index.
+  PipelineDag pyramid = dag_of("pyramid_small", {{"levels", "2"}});
+  CHECK(access_of(func(pyramid, "mapped")->stages[0], "curve_im").bounded_above);
+}

@@ -576,6 +576,64 @@ TEST_CASE("a Func fused per block covers a box larger than the block in unrolled
   CHECK(count_differences(got, expected) == 0);
 }
 
+TEST_CASE("a Func fused per block that can be computed further runs its rows unrolled without guards",
+          "[schedule][constructs][cost_model]") {
+  // unsharp's stages for a 64x32 tile of 64x4 threads: a 72x40 box. Split RoundUp, its 40 rows
+  // are 10 unrolled rows over the 4 thread rows in one pass (not 10 passes of one row).
+  const BlockFusedLayout rows = block_fused_layout({72, 40}, {64, 4, 1}, {64, 4}, 1024, true);
+  CHECK(rows.rows == std::vector<int64_t>{1, 10});
+  CHECK(rows.threads == std::vector<int64_t>{72, 4});
+  CHECK(rows.passes == 1);
+  CHECK(rows.round_up);
+  const BlockFusedLayout guarded = block_fused_layout({72, 40}, {64, 4, 1}, {64, 4}, 1024, false);
+  CHECK(guarded.rows == std::vector<int64_t>{1, 1});
+  CHECK(guarded.passes == 10);
+  CHECK_FALSE(guarded.round_up);
+  // Rows that would overshoot the box (5 rows x 8 threads over 36) keep their guards: rounded up,
+  // the Func would need more of its producers than their layouts cover.
+  const BlockFusedLayout overshoot = block_fused_layout({68, 36}, {64, 8, 1}, {64, 8}, 1024, true);
+  CHECK(overshoot.rows == std::vector<int64_t>{1, 5});
+  CHECK_FALSE(overshoot.round_up);
+  CHECK_FALSE(block_fused_layout({72, 72}, {64, 4, 1}, {64, 4}, 1024, true).round_up);  // 18 rows: passes
+
+  // In a schedule: stencil_small reads its input through repeat_edge, so its Funcs per block may
+  // round up. A walk that does compiles with thread extents Halide can bound, and its CPU twin
+  // computes what compute_root computes.
+  const std::map<std::string, std::string> params = {{"radius", "4"}};
+  auto inst = instantiate_generator("stencil_small", default_gpu_target(), params);
+  PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  auto walks = sample_schedules(inst.pipeline, dag, AutoschedulerOptions{}, kMaxWalks, kSeed);
+  int index = -1;
+  for (size_t i = 0; i < walks.size() && index < 0; i++)
+    for (const FuncSchedule &f : walks[i].schedule.funcs)
+      if (f.level == ComputeLevel::Block && !f.stages.empty())
+        for (const Directive &d : f.stages[0].directives)
+          if (d.kind == Directive::Kind::Split && d.tail == Halide::TailStrategy::RoundUp) index = int(i);
+  REQUIRE(index >= 0);
+  INFO(walks[size_t(index)].schedule_code);
+  CHECK_THAT(walks[size_t(index)].schedule_code, Catch::Contains("TailStrategy::RoundUp"));
+
+  auto gpu = instantiate_generator("stencil_small", default_gpu_target(), params);
+  apply_schedule(walk(gpu, index).schedule, gpu.pipeline, ApplyMode::Gpu);
+  for (const std::string &extent : launch_thread_extents(compile_pipeline(gpu.pipeline, default_gpu_target()).lowered_stmt)) {
+    REQUIRE(is_number(extent));
+    CHECK(std::stoll(extent) <= 1024);
+  }
+  const Halide::Buffer<float> input = random_buffer<float>({61, 37}, 11, -4, 4);
+  auto reference = instantiate_generator("stencil_small", cpu_target(), params, false);
+  schedule_compute_root_everywhere(reference.pipeline);
+  auto cpu = instantiate_generator("stencil_small", cpu_target(), params);
+  apply_schedule(walk(cpu, index).schedule, cpu.pipeline, ApplyMode::Cpu);
+  Halide::Buffer<float> expected(61, 37), got(61, 37);
+  for (auto *p : {&reference.pipeline, &cpu.pipeline}) {
+    bind_input(*p, "input", input);
+    bind_scalar(*p, "gain", 1.5f);
+  }
+  Halide::Pipeline(reference.pipeline).realize(expected, cpu_target());
+  Halide::Pipeline(cpu.pipeline).realize(got, cpu_target());
+  CHECK(count_differences(got, expected) == 0);
+}
+
 namespace {
 
 // channel_models_small with `out` over 32 x `threads_y` threads, `rows` rows per thread and its

@@ -244,7 +244,7 @@ private:
       for (double e : info[c].box) info[c].evals *= e;
       std::optional<BlockFusedLayout> layout;
       if (decision.level == ComputeLevel::Block && !per_thread) {
-        layout = block_fused_layout(info[c].box, block_shape, root_threads, gpu_.max_threads_per_block);
+        layout = block_fused_layout(info[c].box, block_shape, root_threads, gpu_.max_threads_per_block, rows_round_up(f));
         block_shape = layout->block_shape;
       }
       for (const StageNode &s : f.stages) {
@@ -1057,7 +1057,8 @@ private:
     std::map<int, double> lanes_per_thread;  ///< passes x unrolled rows, per Func fused per block
     for (const FusedFunc &f : km.fused) {
       if (f.level != ComputeLevel::Block || f.func == root_) continue;
-      const BlockFusedLayout layout = block_fused_layout(f.box, shape, root_threads, gpu_.max_threads_per_block);
+      const BlockFusedLayout layout = block_fused_layout(f.box, shape, root_threads, gpu_.max_threads_per_block,
+                                                         rows_round_up(dag_.funcs[size_t(f.func)]));
       shape = layout.block_shape;
       double rows = double(layout.inner_points);
       for (int64_t r : layout.rows) rows *= double(r);
@@ -1128,9 +1129,12 @@ void unroll_inner_dim(const std::vector<double> &box, BlockFusedLayout &layout) 
 }
 
 BlockFusedLayout spread_over_threads(const std::vector<double> &box, const std::vector<double> &block_shape,
-                                     const std::vector<double> &root_threads, int64_t max_threads_per_block);
+                                     const std::vector<double> &root_threads, int64_t max_threads_per_block,
+                                     bool round_up_rows);
 
 }  // namespace
+
+bool rows_round_up(const FuncNode &f) { return f.stages.size() == 1 && f.computable_past_region; }
 
 void root_block(const StageTiling &tiling, std::vector<double> &shape, std::vector<double> &root_threads) {
   for (size_t i = 0; i < tiling.vars.size(); i++)
@@ -1141,8 +1145,9 @@ void root_block(const StageTiling &tiling, std::vector<double> &shape, std::vect
 }
 
 BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::vector<double> &block_shape,
-                                    const std::vector<double> &root_threads, int64_t max_threads_per_block) {
-  BlockFusedLayout layout = spread_over_threads(box, block_shape, root_threads, max_threads_per_block);
+                                    const std::vector<double> &root_threads, int64_t max_threads_per_block,
+                                    bool round_up_rows) {
+  BlockFusedLayout layout = spread_over_threads(box, block_shape, root_threads, max_threads_per_block, round_up_rows);
   unroll_inner_dim(box, layout);
   return layout;
 }
@@ -1151,7 +1156,8 @@ namespace {
 
 // The first two dimensions of a per-block Func's box over the block's threads.
 BlockFusedLayout spread_over_threads(const std::vector<double> &box, const std::vector<double> &block_shape,
-                                     const std::vector<double> &root_threads, int64_t max_threads_per_block) {
+                                     const std::vector<double> &root_threads, int64_t max_threads_per_block,
+                                     bool round_up_rows) {
   BlockFusedLayout layout;
   layout.block_shape = block_shape;
   layout.block_shape.resize(3, 1);
@@ -1182,9 +1188,14 @@ BlockFusedLayout spread_over_threads(const std::vector<double> &box, const std::
   // The second loop: the root's threads there, a few unrolled rows each.
   if (n == 2) {
     const double rows = std::ceil(extent(1) / chunk[1]);
-    if (rows <= double(BlockFusedLayout::kMaxRows)) {
+    // RoundUp only where the rows and threads cover the box exactly: rounded past it, the Func
+    // would need more of its producers than their own layouts cover (a second pass of each).
+    const bool round_up = round_up_rows && rows > 1 && rows <= double(BlockFusedLayout::kMaxRoundUpRows) &&
+                          rows * std::ceil(extent(1) / rows) == extent(1);
+    if (round_up || rows <= double(BlockFusedLayout::kMaxRows)) {
       layout.rows[1] = int64_t(rows);
       layout.threads[1] = int64_t(std::ceil(extent(1) / rows));
+      layout.round_up = round_up;
     } else {
       layout.threads[1] = int64_t(chunk[1]);
       layout.passes *= std::ceil(extent(1) / chunk[1]);
@@ -1209,6 +1220,7 @@ BlockFusedLayout spread_over_threads(const std::vector<double> &box, const std::
     for (size_t k = 0; k < n; k++) {
       layout.threads[k] = int64_t(std::min(chunk[k], extent(k)));
       layout.rows[k] = 1;
+      layout.round_up = false;
       layout.passes *= std::ceil(extent(k) / double(layout.threads[k]));
     }
     return layout;

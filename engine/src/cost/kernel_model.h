@@ -126,8 +126,14 @@ struct KernelModel {
 /// a 32-wide block), else passes of the root's threads; and the second gets as many threads as
 /// the root has there, each computing a few rows unrolled (what experts write:
 /// `split(y, y, yi, 4).unroll(yi).gpu_threads(x, y)`), in passes only beyond kMaxRows rows.
+/// Where the Func can be computed past its region and its rows cover the box exactly
+/// (`round_up`), the rows are split RoundUp, with no guard around each unrolled row, and up to
+/// kMaxRoundUpRows of them run in one pass:
+/// unsharp's 40-row stages as 10 unrolled rows per thread ran 1.15x faster on the H200 than in
+/// 10 passes, and unrolled rows only paid without their guards (docs/PERFORMANCE.md, session 22).
 struct BlockFusedLayout {
   static constexpr int64_t kMaxRows = 8;
+  static constexpr int64_t kMaxRoundUpRows = 16;
   static constexpr int64_t kMaxInnerPoints = 4;  ///< the most points of a third dim unrolled per thread
   static constexpr double kMaxGrowth = 2;  ///< the most a block grows to cover a box in one pass
   std::vector<size_t> dims;          ///< the Func's dimensions spread over thread dimensions 0, 1
@@ -142,6 +148,7 @@ struct BlockFusedLayout {
   int64_t inner_points = 1;
   std::vector<double> block_shape;   ///< the kernel's thread block once this Func is in it
   double passes = 1;                 ///< serial passes per block over the box
+  bool round_up = false;             ///< the rows' splits are RoundUp (rows[1] > 1 only)
 };
 
 /// A root stage's thread block (its gpu_tile's thread extents, 3 dimensions) into `shape`, and
@@ -150,9 +157,15 @@ struct BlockFusedLayout {
 void root_block(const StageTiling &tiling, std::vector<double> &shape, std::vector<double> &root_threads);
 
 /// `block_shape`: the kernel's block so far (3 extents); `root_threads`: the extents of the root
-/// stage's thread loops in order (those above 1).
+/// stage's thread loops in order (those above 1); `round_up_rows`: rows_round_up() of the Func.
 BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::vector<double> &block_shape,
-                                    const std::vector<double> &root_threads, int64_t max_threads_per_block);
+                                    const std::vector<double> &root_threads, int64_t max_threads_per_block,
+                                    bool round_up_rows = false);
+
+/// Whether a Func fused per block may split its rows RoundUp (BlockFusedLayout::round_up): it
+/// can be computed past its region, and it has no update (Halide 14 refuses RoundUp splits of an
+/// update's loops where they could recompute points outside the region).
+bool rows_round_up(const FuncNode &f);
 
 /// Whether stage `stage` of Root Func `func` runs its in-thread loops (StageTiling::in_thread: a
 /// few channels) unrolled, so that what their iterations share (a value read at a point that does

@@ -127,6 +127,14 @@ std::string definition_text(const Function &f, const Definition &def) {
   return out.str();
 }
 
+// Whether `e` has an upper bound whatever values the loop variables take (clamp(x, 0, w - 1),
+// a constant), not x + 1 or x / 2.
+bool bounded_above_anywhere(const Expr &e, const std::set<std::string> &loop_vars) {
+  Scope<Interval> anywhere;
+  for (const std::string &v : loop_vars) anywhere.push(v, Interval::everything());
+  return bounds_of_expr_in_scope(e, anywhere).has_upper_bound();
+}
+
 // The symbolic per-point scope of a stage: every loop variable is the point [v, v].
 Scope<Interval> point_scope(const Function &f, const Definition &def, bool is_update) {
   Scope<Interval> scope;
@@ -177,6 +185,7 @@ std::vector<ProducerAccess> describe_accesses(const Function &f, const Definitio
         if (const int64_t *c = as_const_int(span)) extent = *c;
       }
       access.points_per_consumer_point.push_back(extent);
+      access.bounded_above = (d == 0 || access.bounded_above) && hi.defined() && bounded_above_anywhere(hi, loop_vars);
       bool own_point = producer && d < producer->args().size() && lo_a.is_affine && hi_a.is_affine &&
                        lo_a.constant == 0 && hi_a.constant == 0 && lo_a.coefficients.size() == 1 &&
                        lo_a.coefficients == hi_a.coefficients &&
@@ -444,6 +453,17 @@ PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
       int i = dag.index_of(p);
       if (i >= 0) dag.funcs[i].consumers.push_back(consumer.name);
     }
+  }
+
+  // Producers before consumers: what can be computed past its region (a RoundUp split).
+  for (FuncNode &node : dag.funcs) {
+    node.computable_past_region = !node.has_extern_definition;
+    for (const StageNode &stage : node.stages)
+      for (const ProducerAccess &a : stage.accesses) {
+        if (a.producer == node.name || a.bounded_above) continue;
+        const FuncNode *producer = a.producer_is_input ? nullptr : dag.find(a.producer);
+        if (!producer || producer->is_output || !producer->computable_past_region) node.computable_past_region = false;
+      }
   }
 
   // Pass 2: required regions, consumers first.

@@ -359,7 +359,8 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
                                                std::vector<double> &block_shape) {
   std::vector<double> root_shape, root_threads;
   root_block(root_tiling, root_shape, root_threads);
-  const BlockFusedLayout layout = block_fused_layout(box, block_shape, root_threads, gpu.max_threads_per_block);
+  const BlockFusedLayout layout = block_fused_layout(box, block_shape, root_threads, gpu.max_threads_per_block,
+                                                     rows_round_up(f));
   block_shape = layout.block_shape;
   // The thread loops always get constant extents (a split): Halide's own bounds of the region
   // can be larger than the model's (clamped reads, sizes known only at run time), and a bare
@@ -374,11 +375,14 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
     if (layout.threads[k] <= 1 && layout.rows[k] <= 1) continue;  // this loop stays serial
     const std::string &v = f.args[layout.dims[k]];
     const std::string o = fresh.make(v, "o"), i = fresh.make(v, "i");
-    out.push_back(Directive{Kind::Split, {v, o, i}, {layout.threads[k] * layout.rows[k]}, kGuard});
+    // Rows split RoundUp compute a few points past the region, where the Func can be computed
+    // further (BlockFusedLayout::round_up), with no guard in each unrolled row.
+    const Halide::TailStrategy tail = layout.rows[k] > 1 && layout.round_up ? Halide::TailStrategy::RoundUp : kGuard;
+    out.push_back(Directive{Kind::Split, {v, o, i}, {layout.threads[k] * layout.rows[k]}, tail});
     outer.push_back(o);
     if (layout.rows[k] > 1) {
       const std::string t = fresh.make(v, "t"), r = fresh.make(v, "r");
-      out.push_back(Directive{Kind::Split, {i, t, r}, {layout.rows[k]}, kGuard});
+      out.push_back(Directive{Kind::Split, {i, t, r}, {layout.rows[k]}, tail});
       threads.push_back(t);
       rows.push_back(r);
     } else {

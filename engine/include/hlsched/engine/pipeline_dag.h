@@ -53,6 +53,9 @@ struct ProducerAccess {
   std::vector<int64_t> points_per_consumer_point;  ///< per dim extent when constant (else -1)
   bool is_pointwise = false;            ///< every call reads exactly the consumer's own point
   bool is_affine = false;               ///< every region bound is affine
+  /// Every dim's highest coordinate has an upper bound wherever the consumer's point lies (a
+  /// clamp, a constant): the consumer computed past its region reads no further.
+  bool bounded_above = false;
 };
 
 /// The arithmetic in `StageNode::ops` (everything but loads and stores), split into
@@ -161,6 +164,10 @@ struct FuncNode {
   /// for outputs. Halide bounds such a region by a constant.
   std::vector<bool> constant_dims;
   bool region_is_bounded = true;       ///< false when the required region could not be bounded
+  /// It can be computed past the region its consumers need (a RoundUp split) without reading an
+  /// input buffer or an output's region out of bounds: each read on the way to an input is
+  /// clamped, or of a Func that can itself be computed further.
+  bool computable_past_region = false;
   std::vector<StageNode> stages;
   std::vector<std::string> producers;  ///< Funcs (not inputs) this one reads
   std::vector<std::string> consumers;  ///< Funcs that read this one
