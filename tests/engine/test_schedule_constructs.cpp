@@ -499,6 +499,36 @@ TEST_CASE("the search holds a reduction in registers over a tile of points in tw
   CHECK((uses(r, "2-D points per thread") || uses(r, "points per thread along x")));
 }
 
+namespace {
+
+// stencil_small's random walk `index`: compiled for CUDA, every launch's thread extents are
+// constants within the hardware's 1024; on the CPU it computes what compute_root computes.
+void check_stencil_small_walk(const std::map<std::string, std::string> &params, int index, uint32_t input_seed) {
+  auto gpu = instantiate_generator("stencil_small", default_gpu_target(), params);
+  ScheduleResult again = walk(gpu, index);
+  INFO(again.schedule_code);
+  apply_schedule(again.schedule, gpu.pipeline, ApplyMode::Gpu);
+  for (const std::string &extent : launch_thread_extents(compile_pipeline(gpu.pipeline, default_gpu_target()).lowered_stmt)) {
+    REQUIRE(is_number(extent));
+    CHECK(std::stoll(extent) <= 1024);
+  }
+  const Halide::Buffer<float> input = random_buffer<float>({61, 37}, input_seed, -4, 4);
+  auto reference = instantiate_generator("stencil_small", cpu_target(), params, false);
+  schedule_compute_root_everywhere(reference.pipeline);
+  auto cpu = instantiate_generator("stencil_small", cpu_target(), params);
+  apply_schedule(walk(cpu, index).schedule, cpu.pipeline, ApplyMode::Cpu);
+  Halide::Buffer<float> expected(61, 37), got(61, 37);
+  for (auto *p : {&reference.pipeline, &cpu.pipeline}) {
+    bind_input(*p, "input", input);
+    bind_scalar(*p, "gain", 1.5f);
+  }
+  Halide::Pipeline(reference.pipeline).realize(expected, cpu_target());
+  Halide::Pipeline(cpu.pipeline).realize(got, cpu_target());
+  CHECK(count_differences(got, expected) == 0);
+}
+
+}  // namespace
+
 TEST_CASE("a Func fused per block covers a box larger than the block in unrolled rows of a widened block",
           "[schedule][constructs][cost_model]") {
   // Harris's luma for a 64x32 tile of 64x8 threads: a 68x36 box. The block widens to the 68
@@ -552,28 +582,7 @@ TEST_CASE("a Func fused per block covers a box larger than the block in unrolled
           if (d.kind == Directive::Kind::Unroll) index = int(i);
   REQUIRE(index >= 0);
 
-  auto gpu = instantiate_generator("stencil_small", default_gpu_target(), params);
-  ScheduleResult again = walk(gpu, index);
-  INFO(again.schedule_code);
-  apply_schedule(again.schedule, gpu.pipeline, ApplyMode::Gpu);
-  for (const std::string &extent : launch_thread_extents(compile_pipeline(gpu.pipeline, default_gpu_target()).lowered_stmt)) {
-    REQUIRE(is_number(extent));
-    CHECK(std::stoll(extent) <= 1024);
-  }
-
-  const Halide::Buffer<float> input = random_buffer<float>({61, 37}, 7, -4, 4);
-  auto reference = instantiate_generator("stencil_small", cpu_target(), params, false);
-  schedule_compute_root_everywhere(reference.pipeline);
-  auto cpu = instantiate_generator("stencil_small", cpu_target(), params);
-  apply_schedule(walk(cpu, index).schedule, cpu.pipeline, ApplyMode::Cpu);
-  Halide::Buffer<float> expected(61, 37), got(61, 37);
-  bind_input(reference.pipeline, "input", input);
-  bind_scalar(reference.pipeline, "gain", 1.5f);
-  Halide::Pipeline(reference.pipeline).realize(expected, cpu_target());
-  bind_input(cpu.pipeline, "input", input);
-  bind_scalar(cpu.pipeline, "gain", 1.5f);
-  Halide::Pipeline(cpu.pipeline).realize(got, cpu_target());
-  CHECK(count_differences(got, expected) == 0);
+  check_stencil_small_walk(params, index, 7);
 }
 
 TEST_CASE("a Func fused per block that can be computed further runs its rows unrolled without guards",
@@ -613,25 +622,7 @@ TEST_CASE("a Func fused per block that can be computed further runs its rows unr
   INFO(walks[size_t(index)].schedule_code);
   CHECK_THAT(walks[size_t(index)].schedule_code, Catch::Contains("TailStrategy::RoundUp"));
 
-  auto gpu = instantiate_generator("stencil_small", default_gpu_target(), params);
-  apply_schedule(walk(gpu, index).schedule, gpu.pipeline, ApplyMode::Gpu);
-  for (const std::string &extent : launch_thread_extents(compile_pipeline(gpu.pipeline, default_gpu_target()).lowered_stmt)) {
-    REQUIRE(is_number(extent));
-    CHECK(std::stoll(extent) <= 1024);
-  }
-  const Halide::Buffer<float> input = random_buffer<float>({61, 37}, 11, -4, 4);
-  auto reference = instantiate_generator("stencil_small", cpu_target(), params, false);
-  schedule_compute_root_everywhere(reference.pipeline);
-  auto cpu = instantiate_generator("stencil_small", cpu_target(), params);
-  apply_schedule(walk(cpu, index).schedule, cpu.pipeline, ApplyMode::Cpu);
-  Halide::Buffer<float> expected(61, 37), got(61, 37);
-  for (auto *p : {&reference.pipeline, &cpu.pipeline}) {
-    bind_input(*p, "input", input);
-    bind_scalar(*p, "gain", 1.5f);
-  }
-  Halide::Pipeline(reference.pipeline).realize(expected, cpu_target());
-  Halide::Pipeline(cpu.pipeline).realize(got, cpu_target());
-  CHECK(count_differences(got, expected) == 0);
+  check_stencil_small_walk(params, index, 11);
 }
 
 namespace {
