@@ -7,7 +7,8 @@
 //   box_3.compute_at(blur_7, xi));
 // - a loop estimated at one iteration runs as a block loop (random pipeline 600101), never
 //   inside the threads, where a Func per thread would span it;
-// - a Func per thread must stay in registers (random pipeline 600171: wrong values otherwise).
+// - a Func per thread must stay in registers (random pipeline 600171: wrong values otherwise);
+// - a kernel re-tiled into partial results takes no fused Funcs (an unseen matrix-vector product).
 // Cost: small DAGs built in memory, one CUDA compile, a few seconds.
 #include <catch2/catch.hpp>
 
@@ -163,6 +164,50 @@ TEST_CASE("a Func fused per thread is legal only while the kernel's own stage is
   INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
   apply_schedule(spec, pipeline, ApplyMode::Gpu);
   CHECK_THROWS_WITH(compile_for_cuda(pipeline), Catch::Contains("invalid location"));
+}
+
+TEST_CASE("a Func fused into a kernel that is re-tiled into partial results is no longer legal there",
+          "[schedule][fusion]") {
+  // A matrix-vector product (an unseen generator's shape): `vec` was fused per block into `dot`,
+  // whose reduction the search then re-tiled into partial results (rfactor). That kernel has no
+  // block loop to compute `vec` at: the emission found no loops for the kernel and the whole
+  // schedule failed ("map::at").
+  using namespace Halide;
+  ImageParam matrix(Float(32), 2, "matrix"), vector_in(Float(32), 1, "vector_in");
+  Var n("n");
+  RDom k(0, 4096, "k");
+  Func vec("vec"), dot("dot");
+  vec(n) = vector_in(n);  // a copy (what a generator's Input buffer wraps), copied per slab
+  dot(n) = 0.0f;
+  dot(n) += matrix(k, n) * vec(k);
+  dot.set_estimates({{0, 4096}});
+  matrix.set_estimates({{0, 4096}, {0, 4096}});
+  vector_in.set_estimates({{0, 4096}});
+  const PipelineDag dag = build_pipeline_dag(Pipeline(dot));
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int d = func_named(dag, "dot"), v = func_named(dag, "vec");
+  REQUIRE(d >= 0);
+  REQUIRE(v >= 0);
+
+  const std::vector<FuncDecision> tilings = standalone_options(dag, d, gpu, OptionLimits{});
+  const auto partials = std::find_if(tilings.begin(), tilings.end(), [](const FuncDecision &t) {
+    return t.level == ComputeLevel::Root && t.tilings.back().partials;
+  });
+  REQUIRE(partials != tilings.end());
+  // A tiling of dot that takes vec into its blocks (in slabs of the reduction, as the search chose).
+  ScheduleState state(dag);
+  std::vector<FuncDecision> fusions;
+  for (const FuncDecision &t : tilings) {
+    state.decide(d, t);
+    fusions = consumer_fusion_options(dag, state, v, gpu, OptionLimits{});
+    if (offers_fusion(fusions)) break;
+  }
+  REQUIRE(offers_fusion(fusions));
+  const FuncDecision &fused = fusions.front();
+  CHECK(fusion_still_legal(dag, state, v, fused));
+  state.decide(d, *partials);
+  CHECK_FALSE(fusion_still_legal(dag, state, v, fused));
+  CHECK_FALSE(offers_fusion(consumer_fusion_options(dag, state, v, gpu, OptionLimits{})));
 }
 
 TEST_CASE("a loop estimated at one iteration is a block loop, so a Func per thread stays bounded",

@@ -316,6 +316,7 @@ void BeamSearch::add_retiled_fusions(const ScheduleState &state, int func, const
     if (tiling == current) continue;  // (an equal decision from elsewhere is dropped by select())
     ScheduleState child = state;
     child.decide(kernel, tiling);
+    if (!fusion_still_legal(dag_, child, func, *fusion)) continue;  // e.g. a tiling in partial results
     child.decide(func, fusion);
     evaluate_child(state, child, func);  // re-costs the kernel, whose stages all changed
     next.push_back(std::move(child));

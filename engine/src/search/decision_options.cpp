@@ -529,8 +529,16 @@ bool fusion_still_legal(const PipelineDag &dag, const ScheduleState &state, int 
   // Per thread under a consumer fused per block since (a polish move), Halide refuses the
   // compute_at: the consumer reads it outside the thread loops (random pipeline 400247).
   if (d.level == ComputeLevel::Thread && !only_root_consumes(dag, state, func, d.kernel_root)) return false;
-  return consuming_kernel(dag, state, func) == d.kernel_root &&
-         state.decisions[size_t(d.kernel_root)].level == ComputeLevel::Root;
+  if (consuming_kernel(dag, state, func) != d.kernel_root ||
+      state.decisions[size_t(d.kernel_root)].level != ComputeLevel::Root)
+    return false;
+  // The kernel re-tiled since into partial results or a privatized update has no block loop of
+  // its own to compute fused Funcs at (a matrix-vector product's dot, found by an unseen
+  // generator: the emission failed). Other kernel_accepts_fusion rules are left to the moves
+  // that check them: main's measured picks (unsharp's channels in each thread beside Funcs per
+  // block) were reached past them.
+  const StageTiling &last = state.decisions[size_t(d.kernel_root)].tilings.back();
+  return !last.partials && !last.privatized;
 }
 
 int consuming_kernel(const PipelineDag &dag, const ScheduleState &state, int func) {

@@ -95,7 +95,8 @@ bool only_root_consumes(const PipelineDag &dag, const ScheduleState &state, int 
 
 /// Whether `d`, a fusion of `func` per block or per thread made earlier, is still legal in `state`,
 /// whose other decisions may have changed since: its consumers still live in its kernel, that
-/// kernel is still a root, and per thread, the kernel's own stage is still its only reader.
+/// kernel is still a root with block loops of its own (not in partial results, not privatized),
+/// and per thread, the kernel's own stage is still its only reader.
 /// Other decisions are always legal here.
 bool fusion_still_legal(const PipelineDag &dag, const ScheduleState &state, int func, const FuncDecision &d);
 
