@@ -140,7 +140,7 @@ ScheduleResult result_for_state(const PipelineDag &dag, const ScheduleState &sta
   for (FuncSchedule &fs : result.schedule.funcs)  // an rfactor's intermediate keeps its own comment
     if (const int f = dag.index_of(fs.func); f >= 0) fs.comment = state_comment(dag, state, f, result.stages);
   result.gpu_profile = gpu.name;
-  result.cost_model = model ? "learned hybrid model (" + model->source() + ": " + model->weights().provenance +
+  result.cost_model = model ? "learned hybrid model (" + model->source() + ": " + provenance_summary(model->weights().provenance) +
                                   "): coefficients x the " + gpu.name + " profile's cost terms"
                             : "GPU cost terms from the " + gpu.name +
                                   " profile's rates (compute, DRAM/L2/L1 traffic with coalescing, shared memory, "

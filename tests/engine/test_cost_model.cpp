@@ -17,6 +17,7 @@
 #include "hlsched/engine/autoscheduler.h"
 #include "hlsched/engine/cost_training.h"
 #include "hlsched/engine/loop_nest.h"
+#include "cost/learned_model.h"
 
 using namespace hlsched;
 
@@ -180,6 +181,18 @@ TEST_CASE("trained weights round-trip and inference equals a reference computati
         CHECK(ms[k] == Approx(reference.predict(s.kernels[k], hand)).epsilon(1e-9));
     }
   CHECK(compared > 50);
+}
+
+TEST_CASE("a weights file's list of measured builds reads as one short line", "[cost_model]") {
+  CHECK(provenance_summary("data: 12 pipelines (NVIDIA H200 2026-12-02 29f8cb7e8d, NVIDIA H200 2026-12-01 "
+                           "9f7b78225e, NVIDIA A100 2026-12-03 0d2128d711); trained on 10 pipelines, seed 4") ==
+        "data: 12 pipelines measured on NVIDIA A100, NVIDIA H200 2026-12-01 to 2026-12-03 (3 builds); "
+        "trained on 10 pipelines, seed 4");
+  CHECK(provenance_summary("data: 3 pipelines (NVIDIA H200 2026-12-01 9f7b78225e)") ==
+        "data: 3 pipelines measured on NVIDIA H200 2026-12-01 (1 build)");
+  // Other forms are left as they are.
+  for (const char *other : {"untrained (reproduces the hand model)", "data: 3 pipelines (oneword)", "data: 3 pipelines"})
+    CHECK(provenance_summary(other) == other);
 }
 
 TEST_CASE("weights of the previous feature version load and predict as they did", "[cost_model]") {

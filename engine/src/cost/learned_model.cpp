@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -72,6 +73,31 @@ CostModelWeights CostModelWeights::initial(uint64_t seed) {
   w.gpu = "h200";
   w.provenance = "untrained (reproduces the hand model)";
   return w;
+}
+
+std::string provenance_summary(const std::string &provenance) {
+  // "data: 1588 pipelines (NVIDIA H200 2026-12-01 9f7b78225e, ...); trained on ..."
+  const size_t open = provenance.find(" ("), close = provenance.find(')', open == std::string::npos ? 0 : open);
+  if (provenance.rfind("data: ", 0) != 0 || open == std::string::npos || close == std::string::npos)
+    return provenance;
+  std::set<std::string> gpus, dates;
+  size_t builds = 0;
+  std::istringstream list(provenance.substr(open + 2, close - open - 2));
+  for (std::string entry; std::getline(list >> std::ws, entry, ',');) {
+    // "GPU NAME WORDS DATE COMMIT": the date is the second word from the end.
+    const size_t commit = entry.rfind(' '), date = commit == std::string::npos ? commit : entry.rfind(' ', commit - 1);
+    if (date == std::string::npos) return provenance;
+    gpus.insert(entry.substr(0, date));
+    dates.insert(entry.substr(date + 1, commit - date - 1));
+    builds++;
+  }
+  if (builds == 0) return provenance;
+  std::string gpu_list;
+  for (const std::string &g : gpus) gpu_list += (gpu_list.empty() ? "" : ", ") + g;
+  std::string out = provenance.substr(0, open) + " measured on " + gpu_list + " " + *dates.begin();
+  if (dates.size() > 1) out += " to " + *dates.rbegin();
+  out += " (" + std::to_string(builds) + (builds == 1 ? " build)" : " builds)");
+  return out + provenance.substr(close + 1);
 }
 
 std::string CostModelWeights::to_text() const {

@@ -127,6 +127,11 @@ private:
   std::string fingerprint_;
 };
 
+/// A weights file's provenance in one short line for people (hovers, `hlsched schedule`): the
+/// list of measured builds "data: N pipelines (GPU DATE COMMIT, ...)" becomes its GPUs, first and
+/// last date and count; anything not in that form is returned as it is.
+std::string provenance_summary(const std::string &provenance);
+
 /// Whether the options name a weights file or their GPU profile has embedded weights.
 bool learned_weights_available(const AutoschedulerOptions &options);
 
