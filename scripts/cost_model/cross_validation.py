@@ -8,7 +8,9 @@
     python3 scripts/cost_model/cross_validation.py /tmp/cv?.pred.tsv
 
 Per schedule: |predicted - measured| / measured of the whole pipeline; per pipeline with >= 3
-schedules: Spearman rank correlation (mean over pipelines); worst max(p/m, m/p). Standard library.
+schedules: Spearman rank correlation (mean over pipelines), also over distinct schedules (the same
+schedule measured in several bundles merged), and the share of pairs of schedules 1.2x or more
+apart that the model orders right; worst max(p/m, m/p). Standard library.
 
     --only-dataset D.jsonl.zst   count only the schedules recorded in D (matched by pipeline id and
                                  measured time), e.g. to see the first collection's records alone
@@ -28,6 +30,11 @@ from collections import defaultdict
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from predictions_report import spearman  # noqa: E402
+
+
+# Pairs of schedules whose measured times differ by at least this factor: a model that ranks
+# schedules must order them (closer ones are within the GPU's drift between bundles, ~5%).
+DECISIVE = 1.2
 
 
 def six_digits(ms):
@@ -95,6 +102,17 @@ def main():
     for (p, _), s in schedules.items():
         pipelines[p].append(s)
     print(f"{len(pipelines)} pipelines, {len(schedules)} schedules held out once each")
+    # The same schedule measured in several bundles (the simple scheduler's reference in each) has
+    # the same predictions and measured times that differ only by the GPU's drift: ranked as
+    # separate schedules, those ties are noise. Merged: one schedule, its measured times' mean.
+    distinct = {}
+    for p, ss in pipelines.items():
+        merged = defaultdict(list)
+        for s in ss:
+            merged[(round(s["hand"], 9), round(s["learned"], 9))].append(s["measured"])
+        distinct[p] = [{"hand": h, "learned": l, "measured": statistics.mean(m)} for (h, l), m in merged.items()]
+    pairs = [(a, b) for ss in distinct.values() for i, a in enumerate(ss) for b in ss[i + 1:]
+             if max(a["measured"], b["measured"]) >= DECISIVE * min(a["measured"], b["measured"])]
     for model in ["hand", "learned"]:
         errors = [abs(s[model] - s["measured"]) / s["measured"] for s in schedules.values()]
         ratios = [max(s[model] / s["measured"], s["measured"] / s[model]) for s in schedules.values()]
@@ -106,6 +124,12 @@ def main():
               f"within 2x: {sum(r <= 2 for r in ratios)}/{len(ratios)}  within 3x: {sum(r <= 3 for r in ratios)}/{len(ratios)}  "
               + (f"kernels: median error {100 * statistics.median(kernel_errors[model]):.1f}% "
                  f"({len(kernel_errors[model])} with CUPTI times)" if kernel_errors[model] else ""))
+        distinct_ranks = [spearman([s[model] for s in ss], [s["measured"] for s in ss])
+                          for ss in distinct.values() if len(ss) >= 3]
+        ordered = sum((a[model] < b[model]) == (a["measured"] < b["measured"]) for a, b in pairs)
+        print(f"{'':8s} distinct schedules: rank {statistics.mean(distinct_ranks) if distinct_ranks else float('nan'):.3f} "
+              f"({len(distinct_ranks)} pipelines with >= 3)  pairs {DECISIVE:.2f}x or more apart ordered right: "
+              f"{ordered}/{len(pairs)} ({100 * ordered / max(1, len(pairs)):.0f}%)")
 
 
 if __name__ == "__main__":
