@@ -4,6 +4,7 @@ using namespace Halide;
 namespace {
 class FiveDims : public Generator<FiveDims> {
 public:
+    GeneratorParam<std::string> schedule_kind{"schedule", "none"};
     Input<Buffer<float, 5>> input{"input"};
     Output<Buffer<float, 5>> output{"output"};
     Var a{"a"}, b{"b"}, c{"c"}, d{"d"}, e{"e"};

@@ -4,6 +4,7 @@ using namespace Halide;
 namespace {
 class GammaLutYuv : public Generator<GammaLutYuv> {
 public:
+    GeneratorParam<std::string> schedule_kind{"schedule", "none"};
     Input<Buffer<uint8_t, 3>> input{"input"};
     Input<float> gamma{"gamma"};
     Output<Buffer<uint8_t, 3>> output{"output"};

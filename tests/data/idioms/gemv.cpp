@@ -6,6 +6,7 @@ using namespace Halide;
 namespace {
 class Gemv : public Generator<Gemv> {
 public:
+    GeneratorParam<std::string> schedule_kind{"schedule", "none"};
     Input<Buffer<float, 2>> matrix{"matrix"};  // (k, n)
     Input<Buffer<float, 1>> vec{"vec"};
     Input<Buffer<float, 1>> bias{"bias"};

@@ -4,6 +4,7 @@ using namespace Halide;
 namespace {
 class GlobalNormalize : public Generator<GlobalNormalize> {
 public:
+    GeneratorParam<std::string> schedule_kind{"schedule", "none"};
     Input<Buffer<float, 2>> input{"input"};
     Output<Buffer<float, 2>> output{"output"};
     Var x{"x"}, y{"y"};

@@ -4,6 +4,7 @@ using namespace Halide;
 namespace {
 class HistEqualize : public Generator<HistEqualize> {
 public:
+    GeneratorParam<std::string> schedule_kind{"schedule", "none"};
     Input<Buffer<uint8_t, 2>> input{"input"};
     Output<Buffer<uint8_t, 2>> output{"output"};
     Var x{"x"}, y{"y"}, i{"i"};

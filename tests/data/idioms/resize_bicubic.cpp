@@ -4,6 +4,7 @@ using namespace Halide;
 namespace {
 class ResizeBicubic : public Generator<ResizeBicubic> {
 public:
+    GeneratorParam<std::string> schedule_kind{"schedule", "none"};
     Input<Buffer<float, 3>> input{"input"};
     Input<float> scale{"scale"};
     Output<Buffer<float, 3>> output{"output"};

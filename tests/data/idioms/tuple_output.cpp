@@ -4,6 +4,7 @@ using namespace Halide;
 namespace {
 class TupleOutput : public Generator<TupleOutput> {
 public:
+    GeneratorParam<std::string> schedule_kind{"schedule", "none"};
     Input<Buffer<float, 2>> input{"input"};
     Output<Func> output{"output", {Float(32), Int(32)}, 2};
     Var x{"x"}, y{"y"};

@@ -4,6 +4,7 @@ using namespace Halide;
 namespace {
 class TwoOutputsArgmax : public Generator<TwoOutputsArgmax> {
 public:
+    GeneratorParam<std::string> schedule_kind{"schedule", "none"};
     Input<Buffer<float, 3>> scores{"scores"};  // (x, y, c)
     Output<Buffer<int32_t, 2>> label{"label"};
     Output<Buffer<float, 2>> confidence{"confidence"};
