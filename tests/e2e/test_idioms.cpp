@@ -50,7 +50,8 @@ TEST_CASE("idioms: every generator gets a schedule that compiles pasted as it is
   for (const fs::path &file : files) {
     const std::string source = read_file(file);
     REQUIRE(source.find(kMarker) != std::string::npos);
-    source_of[registered_name(source)] = source;
+    INFO(file.filename().string());
+    REQUIRE(source_of.emplace(registered_name(source), source).second);  // names are unique
     originals += source + "\n";
   }
   std::ofstream(dir / "idioms.cpp") << originals;
