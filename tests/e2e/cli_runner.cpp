@@ -54,6 +54,16 @@ std::string read_file(const std::filesystem::path &path) {
   return text.str();
 }
 
+std::string paste_schedule(const std::string &source, const std::string &code) {
+  std::string::size_type at = source.find("// HLSCHED_SCHEDULE");
+  if (at == std::string::npos) {
+    at = source.find("output.set_estimates");
+    REQUIRE(at != std::string::npos);
+    at = source.find('\n', at) + 1;
+  }
+  return source.substr(0, at) + "{\n" + code + "}\n" + source.substr(at);
+}
+
 std::string canonical_lowered_program(std::string stmt) {
   static const std::regex kernel_size(R"(cuda_gpu_source_kernels\.buffer\), [0-9]+\))");
   stmt = std::regex_replace(stmt, kernel_size, "cuda_gpu_source_kernels.buffer), size)");

@@ -26,6 +26,10 @@ std::filesystem::path scratch_dir(const std::string &name);
 /// Reads a whole file.
 std::string read_file(const std::filesystem::path &path);
 
+/// A generator's source with `code` (an emitted schedule) inserted into its schedule() at the
+/// "// HLSCHED_SCHEDULE" marker, or after the line that sets the output's estimates.
+std::string paste_schedule(const std::string &source, const std::string &code);
+
 /// A lowered program with what Halide numbers from process-wide counters renumbered by first
 /// appearance: temporaries (t1794), unique names (halide_device_free_result$9), kernel names
 /// (..._block_id_y__2), and the device code's size, which the kernel names change. Two processes

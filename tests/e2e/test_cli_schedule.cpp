@@ -10,18 +10,6 @@ using namespace hlsched::testing;
 
 namespace {
 
-// Inserts `code` into the generator's schedule() at the "// HLSCHED_SCHEDULE" marker, or after
-// the line that sets the output's estimates.
-std::string paste_schedule(const std::string &source, const std::string &code) {
-  std::string::size_type at = source.find("// HLSCHED_SCHEDULE");
-  if (at == std::string::npos) {
-    at = source.find("output.set_estimates");
-    REQUIRE(at != std::string::npos);
-    at = source.find('\n', at) + 1;
-  }
-  return source.substr(0, at) + "{\n" + code + "}\n" + source.substr(at);
-}
-
 struct Case {
   std::string source;
   std::vector<std::string> params;

@@ -67,9 +67,7 @@ TEST_CASE("idioms: every generator gets a schedule that compiles pasted as it is
     const auto result = stdout_json(scheduled);
     CHECK(result["verified"]["gpu_kernels"].get<int>() > 0);
     CHECK(result["predicted_runtime_ms"].get<double>() > 0);
-    const std::string code = result["schedule_code"];
-    const auto at = source.find(kMarker);
-    pasted += source.substr(0, at) + "{\n" + code + "}\n" + source.substr(at) + "\n";
+    pasted += paste_schedule(source, result["schedule_code"]) + "\n";
   }
   std::ofstream(dir / "pasted.cpp") << pasted;
 

@@ -135,12 +135,10 @@ TEST_CASE("random-pipeline: generated pipelines schedule and compile for CUDA", 
     if (stages <= 8) {
       // The emitted schedule pasted at the generator's "// HLSCHED_SCHEDULE" marker compiles as
       // is (it names Funcs that BoundaryConditions made, "repeat_edge$2", and locals).
-      std::string text = read_file(source);
-      const auto marker = text.find("// HLSCHED_SCHEDULE");
-      REQUIRE(marker != std::string::npos);
-      text.insert(marker, "{\n" + result["schedule_code"].get<std::string>() + "}\n");
+      const std::string text = read_file(source);
+      REQUIRE(text.find("// HLSCHED_SCHEDULE") != std::string::npos);
       const auto pasted = dir / ("pasted_" + name);
-      std::ofstream(pasted) << text;
+      std::ofstream(pasted) << paste_schedule(text, result["schedule_code"]);
       auto lowered = run_hlsched({"lower", "--json", pasted.string()});
       INFO(lowered.stderr_text);
       REQUIRE(lowered.exit_code == 0);
