@@ -1,9 +1,10 @@
-// What the kernel model charges for inlined Funcs: a Func read twice at one point is computed
-// once (Halide's common-subexpression elimination), and an inlined Func is substituted, not
-// loaded, so it costs its arithmetic and no address arithmetic.
-// Cost: two small DAGs built in memory, no compile.
+// What the kernel model charges for inlined Funcs (a Func read twice at one point is computed
+// once, Halide's common-subexpression elimination; an inlined Func is substituted, not loaded,
+// so it costs its arithmetic and no address arithmetic) and for partial results' reads.
+// Cost: small DAGs built in memory, no compile.
 #include <catch2/catch.hpp>
 
+#include "first_options.h"
 #include "halide_test_support.h"
 #include "cost/kernel_model.h"
 #include "search/decision_options.h"
@@ -74,4 +75,53 @@ TEST_CASE("an inlined Func adds its arithmetic to the kernel, no address arithme
   // The inlined multiply and the add stay two instructions (they are not contracted across
   // Funcs by the op counter); beyond that, nothing for the call.
   CHECK(two.ops_per_block <= one.ops_per_block + one.points_per_block);
+}
+
+TEST_CASE("partial results along a row read it coalesced", "[cost_model][kernel][partials]") {
+  // A matrix-vector product whose rows are too few to fill the GPU: each row's reduction is
+  // split into partial results, consecutive threads taking consecutive columns of the row. A
+  // thread's steps are a block's width apart, so a warp's 32 loads share sectors: the layout
+  // reads the matrix coalesced, not as 32 points per thread in a row would be read.
+  using namespace Halide;
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  ImageParam matrix(Float(32), 2, "matrix"), vec(Float(32), 1, "vec");
+  matrix.dim(0).set_estimate(0, 4096).dim(1).set_estimate(0, 4096);
+  vec.dim(0).set_estimate(0, 4096);
+  RDom k(0, 4096, "k");
+  Var n("n");
+  Func dot("dot"), out("out");
+  dot(n) = 0.0f;
+  dot(n) += matrix(k, n) * vec(k);
+  out(n) = dot(n) * 2.0f;
+  out.set_estimates({{0, 4096}});
+  const PipelineDag dag = build_pipeline_dag(Pipeline(out));
+  const int d = func_named(dag, "dot"), o = func_named(dag, "out");
+  REQUIRE(d >= 0);
+  REQUIRE(o >= 0);
+  const StageNode &update = dag.funcs[d].stages.at(1);
+
+  // The option whose threads run along the row, each stepping through several of its columns.
+  const std::vector<FuncDecision> options = standalone_options(dag, d, gpu, OptionLimits{});
+  auto along_row = std::find_if(options.begin(), options.end(), [&](const FuncDecision &f) {
+    if (f.level != ComputeLevel::Root || f.tilings.size() != 2) return false;
+    const StageTiling &t = f.tilings[1];
+    const int k_loop = partial_loop_per_point(t, update);
+    return k_loop >= 0 && k_loop == t.innermost_thread_loop() && t.threads[size_t(k_loop)] >= 32 &&
+           t.serial[size_t(k_loop)] > 1;
+  });
+  REQUIRE(along_row != options.end());
+
+  ScheduleState state(dag);
+  state.decide(o, standalone_options(dag, o, gpu, OptionLimits{}).front());
+  state.decide(d, *along_row);
+  decide_rest_at_first_options(dag, state, gpu);
+  const KernelModel km = build_kernel_model(dag, state, d, 1, gpu);
+  REQUIRE(km.valid);
+  const auto read = std::find_if(km.global_reads.begin(), km.global_reads.end(),
+                                 [](const GlobalRead &g) { return g.producer.rfind("matrix", 0) == 0; });
+  REQUIRE(read != km.global_reads.end());
+  INFO("threads " << Catch::Detail::stringify(along_row->tilings[1].threads) << ", steps "
+                   << Catch::Detail::stringify(along_row->tilings[1].serial));
+  CHECK(read->sector_efficiency > 0.9);
+  CHECK(read->coalescing_efficiency > 0.9);
 }

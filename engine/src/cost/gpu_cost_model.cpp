@@ -171,9 +171,9 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
       step_wait * (gpu.unrolled_step_overlap / std::max(1.0, k.unrolled_steps) + 1 - gpu.unrolled_step_overlap);
   const double reduction_chain = waves * k.serial_steps_per_thread * step;
   // Partial results of a factored reduction: the kernel above computes them, one more kernel
-  // initializes them and the stage's own kernel combines them, a step each in a thread per point
-  // of the Func (a few thousand at most: in parallel).
-  const double combine = k.partial_results * step_wait;
+  // initializes them and the stage's own kernel combines them, a thread per point of the Func (a
+  // few thousand at most: in parallel) stepping through them.
+  const double combine = k.partial_results * gpu.partial_combine_step_seconds;
   const double extra_launches = k.partial_results > 0 ? 2 * gpu.kernel_launch_seconds : 0.0;
   // Producers fused into a pure kernel (per thread or per block): each thread computes its share
   // of their points one after another before its own, each point waiting on its loads like a

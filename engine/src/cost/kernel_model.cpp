@@ -796,9 +796,12 @@ private:
     return distinct * unrolled.passes_per_block;
   }
 
-  // The kernel's consecutive points per thread along its coalescing loop.
+  // The kernel's consecutive points per thread along its coalescing loop. Partial results and a
+  // privatized scatter step a thread through points a block's width apart (the rfactor's split
+  // puts each thread's steps there), not neighbouring points as a register tile does.
   double points_along_x() const {
     const StageTiling &t = state_.decisions[root_].tilings.at(stage_);
+    if (t.partials || t.privatized) return 1.0;
     const int inner = t.single_thread ? -1 : t.innermost_thread_loop();
     return inner >= 0 ? double(std::max<int64_t>(1, t.serial[inner])) : 1.0;
   }
