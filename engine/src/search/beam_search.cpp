@@ -545,6 +545,12 @@ void BeamSearch::polish(SearchOutcome &outcome) {
         child.decide(func, option);
         if (keep_polished_move(best, std::move(child), func)) improved = true;
       }
+      if (!out_of_time() && inline_left_to_polish(dag_, func) &&
+          best.decisions[size_t(func)].level != ComputeLevel::Inline) {
+        ScheduleState child = best;
+        child.decide(func, inlined_decision());
+        if (keep_polished_move(best, std::move(child), func)) improved = true;
+      }
       if (!out_of_time() && polish_inlined_with_retiling(best, func)) improved = true;
       if (!out_of_time() && polish_pinned_reduction(best, func)) improved = true;
     }
@@ -574,6 +580,7 @@ bool BeamSearch::polish_inlined_with_retiling(ScheduleState &best, int func) {
   DecisionPtr inlined;
   for (const DecisionPtr &option : options_in(best, func, /*coarse=*/false))
     if (option->level == ComputeLevel::Inline) inlined = option;
+  if (!inlined && inline_left_to_polish(dag_, func)) inlined = inlined_decision();
   if (!inlined) return false;
   bool improved = false;
   for (const DecisionPtr &tiling : standalone(kernel, /*coarse=*/false)) {
@@ -605,6 +612,13 @@ bool BeamSearch::polish_pinned_reduction(ScheduleState &best, int func) {
     if (keep_polished_move(best, std::move(child), func)) improved = true;
   }
   return improved;
+}
+
+// One shared Inline decision: states holding it compare equal by pointer where the options'
+// own would (decisions are shared between states, copy-on-write).
+DecisionPtr BeamSearch::inlined_decision() {
+  static const DecisionPtr inlined = std::make_shared<const FuncDecision>(FuncDecision{ComputeLevel::Inline});
+  return inlined;
 }
 
 bool BeamSearch::keep_polished_move(ScheduleState &best, ScheduleState child, int changed) {

@@ -93,7 +93,8 @@ private:
   /// Whether every fusion of `state` is still valid, and those into the kernel of Func `changed`
   /// (whose decision just changed) still among the options that kernel offers.
   bool fusions_still_offered(const ScheduleState &state, int changed) const;
-  /// Coordinate descent from the outcome's best schedule (after the passes), then widen().
+  /// Coordinate descent from the outcome's best schedule (after the passes), then widen(). Each
+  /// Func also tries inlining where the options leave it out but polish may (inline_left_to_polish).
   void polish(SearchOutcome &outcome);
   /// Polish's paired move: Root Func `func` inlined into the kernel that reads it, together with
   /// each of that kernel's own tilings; true when one was kept.
@@ -101,6 +102,9 @@ private:
   /// Polish's other paired move: Func `func` at root with its pinned loop whole in each thread
   /// (pinned_reduction_loop) and the reduction it copies fused into it per thread.
   bool polish_pinned_reduction(ScheduleState &best, int func);
+  /// The Inline decision polish gives a Func the options leave inlining out of
+  /// (inline_left_to_polish).
+  static DecisionPtr inlined_decision();
   /// A polish move: `child` replaces `best` when predicted kPolishMinGain cheaper with every
   /// fusion into the kernel of Func `changed` still offered; true when it did.
   bool keep_polished_move(ScheduleState &best, ScheduleState child, int changed);

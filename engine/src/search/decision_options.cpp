@@ -43,22 +43,33 @@ bool inline_is_legal(const FuncNode &f) {
   return !f.is_output && !f.has_extern_definition && f.stages.size() == 1 && !f.consumers.empty();
 }
 
-// Inlining a Func read at many points per consumer point recomputes it at each: only worth
-// considering when it is cheap or read pointwise.
-bool inline_is_sensible(const PipelineDag &dag, const FuncNode &f) {
+// What inlining `f` recomputes per point of its consumers: its calls there, and the
+// operations of each.
+struct InlinedWork {
   int64_t calls = 0;
   bool pointwise = true;
+  double ops = 0;
+};
+InlinedWork inlined_work(const PipelineDag &dag, const FuncNode &f) {
+  InlinedWork w;
   for (const std::string &consumer : f.consumers)
     for (const StageNode &s : dag.find(consumer)->stages)
       for (const ProducerAccess &a : s.accesses)
         if (a.producer == f.name) {
-          calls += a.calls_per_point;
-          pointwise = pointwise && a.is_pointwise && a.calls_per_point == 1;
+          w.calls += a.calls_per_point;
+          w.pointwise = w.pointwise && a.is_pointwise && a.calls_per_point == 1;
         }
   // A Func whose phase picks its branch costs its average branch where the kernel folds it
   // (cost/folded_phases.h: a demosaic inlined into a consumer tiled over whole Bayer quads).
-  const double ops = std::min(double(f.stages[0].arithmetic_ops().total()), f.stages[0].arithmetic_with_phases_known());
-  return pointwise || f.is_boundary_condition || ops <= 6 || double(calls) * ops <= 40;
+  w.ops = std::min(double(f.stages[0].arithmetic_ops().total()), f.stages[0].arithmetic_with_phases_known());
+  return w;
+}
+
+// Inlining a Func read at many points per consumer point recomputes it at each: only worth
+// considering when it is cheap or read pointwise.
+bool inline_is_sensible(const PipelineDag &dag, const FuncNode &f) {
+  const InlinedWork w = inlined_work(dag, f);
+  return w.pointwise || f.is_boundary_condition || w.ops <= 6 || double(w.calls) * w.ops <= 40;
 }
 
 bool fusion_is_legal(const FuncNode &f, ComputeLevel level) {
@@ -915,6 +926,13 @@ std::vector<FuncDecision> decision_options(const PipelineDag &dag, const Schedul
   // Halide 14 would lower an atomic scatter to a compare-and-swap loop (search/atomic_lowering.h).
   return keep_atomic_adds(dag, state, func, std::move(options),
                           [](const FuncDecision &d) -> const FuncDecision & { return d; });
+}
+
+bool inline_left_to_polish(const PipelineDag &dag, int func) {
+  const FuncNode &f = dag.funcs[size_t(func)];
+  if (!inline_is_legal(f) || inline_is_sensible(dag, f) || too_large_to_store_on_device(f)) return false;
+  const InlinedWork w = inlined_work(dag, f);
+  return double(w.calls) * w.ops <= kPolishInlineMaxWork;
 }
 
 }  // namespace hlsched

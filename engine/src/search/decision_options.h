@@ -100,4 +100,15 @@ bool only_root_consumes(const PipelineDag &dag, const ScheduleState &state, int 
 /// Other decisions are always legal here.
 bool fusion_still_legal(const PipelineDag &dag, const ScheduleState &state, int func, const FuncDecision &d);
 
+/// Whether Func `func` could be inlined but the options leave that out (read at several points per
+/// consumer point, too much work recomputed at each to offer it to the beam, which decides it
+/// before its producers and cannot price it), while the work recomputed per consumer point stays
+/// within kPolishInlineMaxWork operations: polish tries it with the rest of the schedule decided.
+bool inline_left_to_polish(const PipelineDag &dag, int func);
+
+/// Operations recomputed per consumer point (calls x the Func's arithmetic) up to which polish
+/// tries inlining a Func the options leave out: local_laplacian's remap lookup, 5 calls x 14
+/// operations, which its manual schedule inlines into the next pyramid level.
+constexpr double kPolishInlineMaxWork = 160;
+
 }  // namespace hlsched
