@@ -118,7 +118,7 @@ TEST_CASE("partial results along a row read it coalesced", "[cost_model][kernel]
   const KernelModel km = build_kernel_model(dag, state, d, 1, gpu);
   REQUIRE(km.valid);
   const auto read = std::find_if(km.global_reads.begin(), km.global_reads.end(),
-                                 [](const GlobalRead &g) { return g.producer.rfind("matrix", 0) == 0; });
+                                 [](const GlobalRead &g) { return g.name.rfind("matrix", 0) == 0; });
   REQUIRE(read != km.global_reads.end());
   INFO("threads " << Catch::Detail::stringify(along_row->tilings[1].threads) << ", steps "
                    << Catch::Detail::stringify(along_row->tilings[1].serial));

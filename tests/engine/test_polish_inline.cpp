@@ -52,10 +52,11 @@ AutoschedulerOptions hand_search(bool polish) {
   return options;
 }
 
-std::string placement_of(const ScheduleResult &r, const std::string &func) {
-  for (const StageCost &s : r.stages)
-    if (s.func == func) return s.placement;
-  return "";
+// Where the schedule computes `func`; fails the test when the schedule does not name it.
+ComputeLevel level_of(const ScheduleResult &r, const std::string &func) {
+  const FuncSchedule *f = r.schedule.find(func);
+  REQUIRE(f != nullptr);
+  return f->level;
 }
 
 }  // namespace
@@ -89,8 +90,8 @@ TEST_CASE("polish inlines a lookup read at four points per point of the next lev
   const ScheduleResult plain = schedule_pipeline(pipeline, dag, hand_search(false));
   INFO(plain.schedule_code);
   INFO(polished.schedule_code);
-  CHECK(placement_of(plain, name) != "inline");
-  CHECK(placement_of(polished, name) == "inline");
+  CHECK(level_of(plain, name) != ComputeLevel::Inline);
+  CHECK(level_of(polished, name) == ComputeLevel::Inline);
   CHECK(polished.predicted_runtime_ms < plain.predicted_runtime_ms);
   // What polish returns is a schedule that compiles.
   apply_schedule(polished.schedule, pipeline, ApplyMode::Gpu);
