@@ -614,8 +614,8 @@ bool BeamSearch::polish_pinned_reduction(ScheduleState &best, int func) {
   return improved;
 }
 
-// One shared Inline decision: states holding it compare equal by pointer where the options'
-// own would (decisions are shared between states, copy-on-write).
+// One Inline decision for every state polish inlines a Func in (decisions are shared between
+// states, copy-on-write): no allocation per move.
 DecisionPtr BeamSearch::inlined_decision() {
   static const DecisionPtr inlined = std::make_shared<const FuncDecision>(FuncDecision{ComputeLevel::Inline});
   return inlined;
