@@ -15,4 +15,15 @@ inline void decide_rest_at_first_options(const PipelineDag &dag, ScheduleState &
     if (!state.decided[f]) state.decide(f, decision_options(dag, state, f, gpu, OptionLimits{}).front());
 }
 
+/// The schedule with `f` decided as `d`, `out` at its first standalone option, and every other
+/// Func at its first option, consumers first (as the search decides).
+inline ScheduleState decided_with(const PipelineDag &dag, int out, int f, const FuncDecision &d,
+                                  const GpuProfile &gpu) {
+  ScheduleState state(dag);
+  state.decide(out, standalone_options(dag, out, gpu, OptionLimits{}).front());
+  state.decide(f, d);
+  decide_rest_at_first_options(dag, state, gpu);
+  return state;
+}
+
 }  // namespace hlsched

@@ -111,10 +111,7 @@ TEST_CASE("partial results along a row read it coalesced", "[cost_model][kernel]
   });
   REQUIRE(along_row != options.end());
 
-  ScheduleState state(dag);
-  state.decide(o, standalone_options(dag, o, gpu, OptionLimits{}).front());
-  state.decide(d, *along_row);
-  decide_rest_at_first_options(dag, state, gpu);
+  const ScheduleState state = decided_with(dag, o, d, *along_row, gpu);
   const KernelModel km = build_kernel_model(dag, state, d, 1, gpu);
   REQUIRE(km.valid);
   const auto read = std::find_if(km.global_reads.begin(), km.global_reads.end(),

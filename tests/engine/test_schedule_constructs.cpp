@@ -1256,16 +1256,6 @@ PartialsOrOneThread partials_or_one_thread(const PipelineDag &dag, int f, const 
   return {*partials, *serial};
 }
 
-// The schedule with `f` decided as `d`, `out` at its first standalone option, and every other
-// Func at its first option, consumers first (as the search decides).
-ScheduleState decided_with(const PipelineDag &dag, int out, int f, const FuncDecision &d, const GpuProfile &gpu) {
-  ScheduleState state(dag);
-  state.decide(out, standalone_options(dag, out, gpu, OptionLimits{}).front());
-  state.decide(f, d);
-  decide_rest_at_first_options(dag, state, gpu);
-  return state;
-}
-
 }  // namespace
 
 TEST_CASE("a total run in one thread is factored into partial results", "[schedule][constructs][partials]") {
