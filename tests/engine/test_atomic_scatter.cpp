@@ -333,3 +333,81 @@ TEST_CASE("a Func bounded on one side only is clamped where it indexes", "[sched
   CHECK(dag.find("positive")->clamped_in_indexes);
   CHECK_FALSE(dag.find("full")->clamped_in_indexes);  // the whole int16 range: left alone
 }
+
+namespace {
+
+// A histogram per channel of an 8-bit image (lut_from_reduction's, tests/data/idioms): its update
+// has a pure loop, c, besides the reduction loops over the pixels.
+Halide::Pipeline per_channel_histogram(Halide::ImageParam &in) {
+  using namespace Halide;
+  in.dim(0).set_estimate(0, 1920).dim(1).set_estimate(0, 1080).dim(2).set_estimate(0, 3);
+  Var i("i"), c("c");
+  Func hist("hist");
+  RDom r(0, in.width(), 0, in.height(), "r");
+  hist(i, c) = 0;
+  hist(cast<int32_t>(in(r.x, r.y, c)), c) += 1;
+  hist.set_estimates({{0, 256}, {0, 3}});
+  return Pipeline(hist);
+}
+
+}  // namespace
+
+TEST_CASE("a histogram per channel scatters atomically, a block dimension per channel", "[schedule][atomic]") {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  Halide::ImageParam in(Halide::UInt(8), 3, "in");
+  Halide::Pipeline pipeline = per_channel_histogram(in);
+  const PipelineDag dag = build_pipeline_dag(pipeline);
+  const int hist = func_named(dag, "hist");
+  REQUIRE(hist >= 0);
+
+  // Offered: the update atomic over the pixels, the channel loop kept whole as a block dimension.
+  const std::vector<FuncDecision> options = standalone_options(dag, hist, gpu, OptionLimits{});
+  const auto atomic = std::find_if(options.begin(), options.end(), [](const FuncDecision &d) {
+    return d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].atomic;
+  });
+  REQUIRE(atomic != options.end());
+  const StageTiling &update = atomic->tilings[1];
+  const auto channel = std::find(update.vars.begin(), update.vars.end(), "c");
+  REQUIRE(channel != update.vars.end());
+  CHECK(update.threads[size_t(channel - update.vars.begin())] == 1);
+  CHECK(update.threads_per_block() >= 32);
+
+  // The search takes it over a few threads each running the whole image, by far.
+  AutoschedulerOptions search;
+  search.model = "hand";
+  const ScheduleResult r = schedule_pipeline(pipeline, dag, search);
+  INFO(r.schedule_code);
+  CHECK(uses_global_atomics(r.schedule));
+  CHECK(r.schedule_code.find(".gpu_blocks(c)") != std::string::npos);
+  ScheduleState serial(dag);
+  serial.decide(hist, options.front());
+  REQUIRE_FALSE(options.front().tilings[1].atomic);
+  const KernelModel per_channel = build_kernel_model(dag, serial, hist, 1, gpu);
+  const KernelModel scattered = build_kernel_model(dag, [&] {
+    ScheduleState s(dag);
+    s.decide(hist, *atomic);
+    return s;
+  }(), hist, 1, gpu);
+  CHECK(cost_of_kernel(scattered, gpu).total_ms * 10 < cost_of_kernel(per_channel, gpu).total_ms);
+
+  // It compiles to hardware atomic adds, and on the CPU it counts what compute_root counts.
+  Halide::Pipeline gpu_copy = pipeline;
+  apply_schedule(r.schedule, gpu_copy, ApplyMode::Gpu);
+  const std::string lowered = compile_for_cuda(gpu_copy);
+  CHECK(lowered.find("atom.global.add") != std::string::npos);
+  CHECK(lowered.find("atom.global.cas") == std::string::npos);
+
+  const Halide::Buffer<uint8_t> image = random_buffer<uint8_t>({67, 45, 3}, 7, 0, 255);
+  auto counts = [&](bool scheduled) {
+    Halide::ImageParam fresh(Halide::UInt(8), 3, "in");
+    Halide::Pipeline p = per_channel_histogram(fresh);
+    // Each instance has its own Func names (hist$N): each is searched again, to the same schedule.
+    if (scheduled) apply_schedule(schedule_pipeline(p, build_pipeline_dag(p), search).schedule, p, ApplyMode::Cpu);
+    else schedule_compute_root_everywhere(p);
+    fresh.set(image);
+    Halide::Buffer<int32_t> out(256, 3);
+    p.realize(out, cpu_target());
+    return out;
+  };
+  CHECK(count_differences(counts(true), counts(false)) == 0);
+}
