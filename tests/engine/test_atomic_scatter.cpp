@@ -372,12 +372,13 @@ TEST_CASE("a histogram per channel scatters atomically, a block dimension per ch
   CHECK(update.threads[size_t(channel - update.vars.begin())] == 1);
   CHECK(update.threads_per_block() >= 32);
 
-  // The search takes it over a few threads each running the whole image, by far.
+  // The search takes an atomic scatter (this one or its privatized form, below) over a few
+  // threads each running the whole image, which the atomic one beats by far.
   AutoschedulerOptions search;
   search.model = "hand";
   const ScheduleResult r = schedule_pipeline(pipeline, dag, search);
   INFO(r.schedule_code);
-  CHECK(uses_global_atomics(r.schedule));
+  CHECK(r.schedule_code.find(".atomic()") != std::string::npos);
   CHECK(r.schedule_code.find(".gpu_blocks(c)") != std::string::npos);
   ScheduleState serial(dag);
   serial.decide(hist, options.front());
@@ -404,6 +405,63 @@ TEST_CASE("a histogram per channel scatters atomically, a block dimension per ch
     // Each instance has its own Func names (hist$N): each is searched again, to the same schedule.
     if (scheduled) apply_schedule(schedule_pipeline(p, build_pipeline_dag(p), search).schedule, p, ApplyMode::Cpu);
     else schedule_compute_root_everywhere(p);
+    fresh.set(image);
+    Halide::Buffer<int32_t> out(256, 3);
+    p.realize(out, cpu_target());
+    return out;
+  };
+  CHECK(count_differences(counts(true), counts(false)) == 0);
+}
+
+TEST_CASE("a histogram per channel is privatized, a copy of one channel's bins per block", "[schedule][atomic][privatized]") {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  // The privatized schedule of a fresh instance (each has its own Func names: hist$N).
+  auto privatized = [&](Halide::Pipeline &pipeline, PipelineDag &dag) {
+    dag = build_pipeline_dag(pipeline);
+    ScheduleState state(dag);
+    const int hist = func_named(dag, "hist");
+    REQUIRE(hist >= 0);
+    REQUIRE(decide_atomic_update(dag, state, hist, gpu, true));
+    decide_rest_at_first_options(dag, state, gpu);
+    return state;
+  };
+  Halide::ImageParam in(Halide::UInt(8), 3, "in");
+  Halide::Pipeline pipeline = per_channel_histogram(in);
+  PipelineDag dag;
+  const ScheduleState state = privatized(pipeline, dag);
+  const int hist = func_named(dag, "hist");
+
+  // Each block keeps its channel's 256 bins (1 KB), and adds them to the output.
+  const KernelModel km = build_kernel_model(dag, state, hist, 1, gpu);
+  REQUIRE(km.valid);
+  const auto copy = std::find_if(km.fused.begin(), km.fused.end(), [&](const FusedFunc &f) { return f.func == hist; });
+  REQUIRE(copy != km.fused.end());
+  CHECK(copy->bytes_per_block == 256 * 4);
+  CHECK(km.global_atomics == km.blocks * 256);
+
+  const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  CHECK(code.find("rfactor") != std::string::npos);
+  CHECK(code.find(".gpu_blocks(c)") != std::string::npos);
+  apply_schedule(spec, pipeline, ApplyMode::Gpu);
+  const std::string lowered = compile_for_cuda(pipeline);
+  CHECK(lowered.find("atom.shared.add") != std::string::npos);
+  CHECK(lowered.find("atom.global.add") != std::string::npos);
+  CHECK(lowered.find(".cas") == std::string::npos);
+
+  // On the CPU it counts what compute_root counts.
+  const Halide::Buffer<uint8_t> image = random_buffer<uint8_t>({67, 45, 3}, 11, 0, 255);
+  auto counts = [&](bool scheduled) {
+    Halide::ImageParam fresh(Halide::UInt(8), 3, "in");
+    Halide::Pipeline p = per_channel_histogram(fresh);
+    if (scheduled) {
+      PipelineDag fresh_dag;
+      const ScheduleState s = privatized(p, fresh_dag);
+      apply_schedule(state_to_spec(fresh_dag, s, gpu), p, ApplyMode::Cpu);
+    } else {
+      schedule_compute_root_everywhere(p);
+    }
     fresh.set(image);
     Halide::Buffer<int32_t> out(256, 3);
     p.realize(out, cpu_target());

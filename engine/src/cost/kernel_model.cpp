@@ -963,18 +963,23 @@ private:
     }
     if (tiling.privatized) {
       // Each block updates its own copy in shared memory (zeroed, updated per point, read back)
-      // and adds the copy into the output: one global atomic per point of the Func per block.
+      // and adds the copy into the output: one global atomic per point of the Func per block. A
+      // histogram per channel copies one channel's bins (its pure loops are block loops).
+      double bins = region_points;
+      for (size_t i = reduction_loops_in(tiling, stage); i < tiling.vars.size(); i++)
+        bins /= double(std::max<int64_t>(1, tiling.extents[i]));
+      bins = std::max(1.0, bins);
       FusedFunc copy;
       copy.func = root_;
       copy.level = ComputeLevel::Block;
-      copy.points_per_block = region_points;
-      copy.bytes_per_block = region_points * double(root.bytes_per_point());
-      copy.loads_by_consumers = 2 * km.points_per_block + region_points;
-      copy.box = {region_points};
+      copy.points_per_block = bins;
+      copy.bytes_per_block = bins * double(root.bytes_per_point());
+      copy.loads_by_consumers = 2 * km.points_per_block + bins;
+      copy.box = {bins};
       km.fused.push_back(copy);
       shared_bytes += copy.bytes_per_block;
       km.shared_atomics_per_block = km.points_per_block;
-      km.global_atomics = km.blocks * region_points;
+      km.global_atomics = km.blocks * bins;
       km.store_bytes = km.global_atomics * double(root.bytes_per_point());
       km.store_efficiency = 1;  // the copy is added bin by bin, consecutive threads, consecutive bins
     }

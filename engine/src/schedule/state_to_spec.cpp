@@ -196,42 +196,58 @@ TiledLoops tile_stage(const StageNode &stage, const StageTiling &tiling, bool un
 FuncSchedule privatize_stage(const FuncNode &f, const StageNode &stage, const StageTiling &tiling, StageSchedule &out) {
   LoopNames fresh(stage);
   for (const std::string &a : f.args) fresh.make(a, "");
-  const std::string &inner = tiling.vars.front(), &outer = tiling.vars.back(), &bin = f.args.at(0);
+  // The tiling's reduction loops, then its pure loops (a histogram per channel: each one more
+  // block dimension); the bins are f's argument that is not a pure loop.
+  const size_t reductions = reduction_loops_in(tiling, stage);
+  const std::vector<std::string> pure_loops(tiling.vars.begin() + long(reductions), tiling.vars.end());
+  size_t bin_dim = 0;
+  while (bin_dim + 1 < f.args.size() &&
+         std::find(pure_loops.begin(), pure_loops.end(), f.args[bin_dim]) != pure_loops.end())
+    bin_dim++;
+  const std::string &inner = tiling.vars.front(), &outer = tiling.vars[reductions - 1], &bin = f.args.at(bin_dim);
   const std::string strip = fresh.make(outer, "o"), row = fresh.make(outer, "i"), block = fresh.make("block", "");
   const std::string bin_o = fresh.make(bin, "o"), bin_i = fresh.make(bin, "i");
   const std::string inner_o = fresh.make(inner, "o"), inner_i = fresh.make(inner, "i");
-  const int64_t bins = f.region.empty() ? 1 : std::max<int64_t>(1, f.region[0].extent());
+  const int64_t bins = bin_dim < f.region.size() ? std::max<int64_t>(1, f.region[bin_dim].extent()) : 1;
   const int64_t bin_threads = std::min<int64_t>(256, ceil_pow2(bins));
   const std::string intermediate = f.name + "_intm";  // the name Halide 14 gives it
 
   out.rvars.insert(out.rvars.end(), {strip, row});
-  out.directives.push_back(Directive{Kind::Split, {outer, strip, row}, {tiling.serial.back()}, kGuard});
+  out.directives.push_back(Directive{Kind::Split, {outer, strip, row}, {tiling.serial[reductions - 1]}, kGuard});
   out.directives.push_back(Directive{Kind::RFactor, {strip, block}, {}, Halide::TailStrategy::Auto, intermediate});
   out.directives.push_back(Directive{Kind::Atomic});
   out.directives.push_back(Directive{Kind::Split, {bin, bin_o, bin_i}, {bin_threads}, kGuard});
-  out.directives.push_back(Directive{Kind::Reorder, {bin_i, bin_o, strip}});
+  // Pure loops inside the strips, the copy computed at the innermost: one channel's bins per
+  // block. (With the pure loops outside, Halide 14's loop partitioning fails on the strips'
+  // guard: "Unexpected construct inside if statement".)
+  std::vector<std::string> order = {bin_i, bin_o};
+  order.insert(order.end(), pure_loops.begin(), pure_loops.end());
+  order.push_back(strip);
+  out.directives.push_back(Directive{Kind::Reorder, order});
+  for (const std::string &p : pure_loops) out.directives.push_back(Directive{Kind::GpuBlocks, {p}});
   out.directives.push_back(Directive{Kind::GpuBlocks, {strip}});
   out.directives.push_back(Directive{Kind::GpuThreads, {bin_i}});
+  const std::string &copy_at = pure_loops.empty() ? strip : pure_loops.front();
 
   FuncSchedule copy;
   copy.func = intermediate;
   copy.level = ComputeLevel::Block;
   copy.comment = "the privatized copy of " + f.name + ": one per GPU block, in shared memory";
   StageSchedule pure;
-  pure.rvars = {strip};  // the loop of f it is computed at
-  pure.directives.push_back(Directive{Kind::ComputeAt, {strip}, {}, Halide::TailStrategy::Auto, f.name});
+  if (pure_loops.empty()) pure.rvars = {strip};  // the loop of f it is computed at
+  pure.directives.push_back(Directive{Kind::ComputeAt, {copy_at}, {}, Halide::TailStrategy::Auto, f.name});
   pure.directives.push_back(Directive{Kind::Split, {bin, bin_o, bin_i}, {bin_threads}, kGuard});
   pure.directives.push_back(Directive{Kind::GpuThreads, {bin_i}});
   StageSchedule update;
   update.stage = 1;
-  std::vector<std::string> order = {inner_o};
-  for (size_t i = 1; i + 1 < tiling.vars.size(); i++) order.push_back(tiling.vars[i]);  // whole in each thread
-  order.insert(order.end(), {row, inner_i, block});
-  update.rvars = std::vector<std::string>(tiling.vars.begin(), tiling.vars.end() - 1);
+  std::vector<std::string> steps = {inner_o};
+  for (size_t i = 1; i + 1 < reductions; i++) steps.push_back(tiling.vars[i]);  // whole in each thread
+  steps.insert(steps.end(), {row, inner_i, block});
+  update.rvars = std::vector<std::string>(tiling.vars.begin(), tiling.vars.begin() + long(reductions) - 1);
   update.rvars.insert(update.rvars.end(), {row, inner_o, inner_i});
   update.directives.push_back(Directive{Kind::Atomic});
   update.directives.push_back(Directive{Kind::Split, {inner, inner_o, inner_i}, {tiling.threads.front()}, kGuard});
-  update.directives.push_back(Directive{Kind::Reorder, order});
+  update.directives.push_back(Directive{Kind::Reorder, steps});
   update.directives.push_back(Directive{Kind::GpuThreads, {inner_i}});
   copy.stages = {pure, update};
   return copy;

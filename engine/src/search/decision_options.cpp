@@ -370,25 +370,33 @@ std::optional<StageTiling> atomic_tiling_over_pure_loops(const StageNode &update
 // The privatized form of an atomic scatter (see StageTiling::privatized): threads along the
 // innermost reduction loop, each covering the whole loop in steps of the block's width; middle
 // reduction loops whole inside each thread; `rows` of the outermost loop per block. Only for a
-// one-dimensional Func (a histogram) whose every point fits the block's shared memory.
+// histogram (one dimension of bins; each pure loop, a channel, one more block dimension whose
+// blocks keep copies of their own bins) whose bins fit the block's shared memory.
 std::optional<StageTiling> privatized_tiling(const FuncNode &f, const StageNode &update, const GpuProfile &gpu,
                                              int64_t rows) {
-  if (!update.atomic_safe || !update.has_rvars() || !empty_tiling(update, update.index).single_thread ||
-      f.args.size() != 1)
+  if (!update.atomic_safe || !update.has_rvars()) return std::nullopt;
+  const std::optional<StageTiling> atomic = empty_tiling(update, update.index).single_thread
+                                                ? std::optional<StageTiling>(atomic_tiling(update))
+                                                : atomic_tiling_over_pure_loops(update);
+  if (!atomic) return std::nullopt;
+  StageTiling t = *atomic;
+  const size_t reductions = reduction_loops_in(t, update), outer = reductions - 1;
+  if (reductions < 2 || f.args.size() != 1 + (t.vars.size() - reductions) || rows < 2 || rows > t.extents[outer])
     return std::nullopt;
-  StageTiling t = atomic_tiling(update);
-  if (t.vars.size() < 2 || rows < 2 || rows > t.extents.back()) return std::nullopt;
+  double copies = 1;  // one per point of the pure loops
+  for (size_t i = reductions; i < t.vars.size(); i++) copies *= double(t.extents[i]);
   // Halide pads shared allocations; the kernel model rejects more than 80% of the limit too.
-  if (region_points(f) * double(f.bytes_per_point()) > 0.5 * gpu.shared_memory_per_block) return std::nullopt;
+  if (region_points(f) / copies * double(f.bytes_per_point()) > 0.5 * gpu.shared_memory_per_block)
+    return std::nullopt;
   const int64_t width = std::min<int64_t>(256, ceil_pow2(t.extents[0]));
-  for (size_t i = 0; i < t.vars.size(); i++) {
+  for (size_t i = 0; i < reductions; i++) {
     t.threads[i] = 1;
     t.serial[i] = 1;
-    t.in_thread[i] = i > 0 && i + 1 < t.vars.size();
+    t.in_thread[i] = i > 0 && i < outer;
   }
   t.threads[0] = width;
   t.serial[0] = (t.extents[0] + width - 1) / width;
-  t.serial.back() = rows;
+  t.serial[outer] = rows;
   t.privatized = true;
   return t;
 }

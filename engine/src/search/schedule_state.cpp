@@ -41,6 +41,15 @@ bool StageTiling::row_loop(size_t i) const {
   return tiled_before >= 2;
 }
 
+size_t reduction_loops_in(const StageTiling &tiling, const StageNode &update) {
+  size_t n = 0;
+  while (n < tiling.vars.size() &&
+         std::any_of(update.loops.begin(), update.loops.end(),
+                     [&](const LoopDim &l) { return l.is_rvar && l.var == tiling.vars[n]; }))
+    n++;
+  return n;
+}
+
 int partial_loop_per_point(const StageTiling &tiling, const StageNode &update) {
   if (!tiling.partials) return -1;
   int reduction = -1;
@@ -222,10 +231,15 @@ std::string describe_decision(const PipelineDag &dag, int func, const FuncDecisi
       text += "; update in " + std::to_string(u.extents.front()) + " partial results along " + u.vars.front() +
               " (rfactor), combined " + (has_stage && !dag.funcs[size_t(func)].args.empty() ? "a thread per bin" : "in one thread");
   }
-  for (const StageTiling &u : d.tilings)
-    if (u.privatized)
-      text += "; update privatized: a shared-memory copy per " + std::to_string(u.serial.back()) + " " + u.vars.back() +
-              ", added atomically";
+  for (size_t k = 0; k < d.tilings.size(); k++) {
+    const StageTiling &u = d.tilings[k];
+    if (!u.privatized) continue;
+    const bool has_stage = func >= 0 && k < dag.funcs[size_t(func)].stages.size();
+    const size_t reductions = has_stage ? reduction_loops_in(u, dag.funcs[size_t(func)].stages[k]) : u.vars.size();
+    if (reductions == 0) continue;
+    text += "; update privatized: a shared-memory copy per " + std::to_string(u.serial[reductions - 1]) + " " +
+            u.vars[reductions - 1] + ", added atomically";
+  }
   return text;
 }
 

@@ -79,6 +79,10 @@ struct StageTiling {
 /// or histogram's (every var a reduction loop).
 int partial_loop_per_point(const StageTiling &tiling, const StageNode &update);
 
+/// The reduction loops of an atomic or privatized update's tiling: its first vars (innermost
+/// first); the vars after them are its pure loops (a histogram per channel's c), block loops.
+size_t reduction_loops_in(const StageTiling &tiling, const StageNode &update);
+
 struct FuncDecision {
   ComputeLevel level = ComputeLevel::Inline;
   int kernel_root = -1;                ///< Block/Thread: DAG index of the Root Func computing it
