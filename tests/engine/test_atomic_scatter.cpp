@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 
 #include "first_options.h"
 #include "halide_test_support.h"
@@ -350,6 +351,19 @@ Halide::Pipeline per_channel_histogram(Halide::ImageParam &in) {
   return Pipeline(hist);
 }
 
+// The histograms per channel of one random image, counted on the CPU by a fresh instance (each
+// has its own Func names: hist$N) that `schedule` schedules.
+Halide::Buffer<int32_t> per_channel_counts(const std::function<void(Halide::Pipeline &)> &schedule) {
+  const Halide::Buffer<uint8_t> image = random_buffer<uint8_t>({67, 45, 3}, 7, 0, 255);
+  Halide::ImageParam in(Halide::UInt(8), 3, "in");
+  Halide::Pipeline p = per_channel_histogram(in);
+  schedule(p);
+  in.set(image);
+  Halide::Buffer<int32_t> out(256, 3);
+  p.realize(out, cpu_target());
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("a histogram per channel scatters atomically, a block dimension per channel", "[schedule][atomic]") {
@@ -398,19 +412,11 @@ TEST_CASE("a histogram per channel scatters atomically, a block dimension per ch
   CHECK(lowered.find("atom.global.add") != std::string::npos);
   CHECK(lowered.find("atom.global.cas") == std::string::npos);
 
-  const Halide::Buffer<uint8_t> image = random_buffer<uint8_t>({67, 45, 3}, 7, 0, 255);
-  auto counts = [&](bool scheduled) {
-    Halide::ImageParam fresh(Halide::UInt(8), 3, "in");
-    Halide::Pipeline p = per_channel_histogram(fresh);
-    // Each instance has its own Func names (hist$N): each is searched again, to the same schedule.
-    if (scheduled) apply_schedule(schedule_pipeline(p, build_pipeline_dag(p), search).schedule, p, ApplyMode::Cpu);
-    else schedule_compute_root_everywhere(p);
-    fresh.set(image);
-    Halide::Buffer<int32_t> out(256, 3);
-    p.realize(out, cpu_target());
-    return out;
-  };
-  CHECK(count_differences(counts(true), counts(false)) == 0);
+  // Searched again for each instance, to the same schedule.
+  const Halide::Buffer<int32_t> scheduled = per_channel_counts([&](Halide::Pipeline &p) {
+    apply_schedule(schedule_pipeline(p, build_pipeline_dag(p), search).schedule, p, ApplyMode::Cpu);
+  });
+  CHECK(count_differences(scheduled, per_channel_counts(schedule_compute_root_everywhere)) == 0);
 }
 
 TEST_CASE("a histogram per channel is privatized, a copy of one channel's bins per block", "[schedule][atomic][privatized]") {
@@ -451,21 +457,10 @@ TEST_CASE("a histogram per channel is privatized, a copy of one channel's bins p
   CHECK(lowered.find(".cas") == std::string::npos);
 
   // On the CPU it counts what compute_root counts.
-  const Halide::Buffer<uint8_t> image = random_buffer<uint8_t>({67, 45, 3}, 11, 0, 255);
-  auto counts = [&](bool scheduled) {
-    Halide::ImageParam fresh(Halide::UInt(8), 3, "in");
-    Halide::Pipeline p = per_channel_histogram(fresh);
-    if (scheduled) {
-      PipelineDag fresh_dag;
-      const ScheduleState s = privatized(p, fresh_dag);
-      apply_schedule(state_to_spec(fresh_dag, s, gpu), p, ApplyMode::Cpu);
-    } else {
-      schedule_compute_root_everywhere(p);
-    }
-    fresh.set(image);
-    Halide::Buffer<int32_t> out(256, 3);
-    p.realize(out, cpu_target());
-    return out;
-  };
-  CHECK(count_differences(counts(true), counts(false)) == 0);
+  const Halide::Buffer<int32_t> scheduled = per_channel_counts([&](Halide::Pipeline &p) {
+    PipelineDag fresh_dag;
+    const ScheduleState s = privatized(p, fresh_dag);
+    apply_schedule(state_to_spec(fresh_dag, s, gpu), p, ApplyMode::Cpu);
+  });
+  CHECK(count_differences(scheduled, per_channel_counts(schedule_compute_root_everywhere)) == 0);
 }
