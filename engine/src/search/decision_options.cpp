@@ -364,6 +364,7 @@ std::optional<StageTiling> atomic_tiling_over_pure_loops(const StageNode &update
     t.serial.push_back(1);
     t.in_thread.push_back(false);
   }
+  if (!grid_fits(t)) return std::nullopt;
   return t;
 }
 
@@ -382,6 +383,11 @@ std::optional<StageTiling> privatized_tiling(const FuncNode &f, const StageNode 
   StageTiling t = *atomic;
   const size_t reductions = reduction_loops_in(t, update), outer = reductions - 1;
   if (reductions < 2 || f.args.size() != 1 + (t.vars.size() - reductions) || rows < 2 || rows > t.extents[outer])
+    return std::nullopt;
+  // A pure loop is the grid's x dimension and the strips its y (privatize_stage): one at most,
+  // and no more strips than a y dimension holds.
+  const int64_t strips = (t.extents[outer] + rows - 1) / rows;
+  if (t.vars.size() - reductions > 1 || (t.vars.size() > reductions && strips > kMaxGridBlocksYZ))
     return std::nullopt;
   double copies = 1;  // one per point of the pure loops
   for (size_t i = reductions; i < t.vars.size(); i++) copies *= double(t.extents[i]);
