@@ -455,19 +455,20 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
 // Seeds 1010-1019, and shards of seeds chosen for the structures that are rare in random
 // pipelines: layers into more than 4 channels that are outputs (rows along a third loop: 1080-1089
 // and 1150-1159 hold 9 of the 15 in seeds 1000-1399), 1-D histograms of 2-D images (privatized
-// scatters), and totals over two loops (partial results: 1176-1185, 1232-1241, 1273-1282 hold 9
-// of the 19 in seeds 1160-1400). Seeds 1000-1009, 1020-1029 and 1030-1039 left to keep the CI run
-// within its time: without them every construct is still drawn at least 12 times (session
-// seventeen's tally per shard and walk).
+// scatters), and totals over two loops (partial results: 1176-1185 and 1232-1241 hold 6 of the 19
+// in seeds 1160-1400). Seeds 1000-1009, 1020-1029 and 1030-1039 left to keep the CI run within its
+// time: without them every construct is still drawn at least 11 times. Seeds 1330-1339 replaced
+// 1273-1282 when atomic scatters with pure loops joined the options (2026-12-05): the walks drawn
+// since took a producer copied per slab 9 times in all with 1273-1282, 13 with 1330-1339.
 constexpr int kPairsPerShard = 10, kPairsSamples = 6;
-const std::vector<uint64_t> kPairsShardSeeds = {1010, 1080, 1150, 1176, 1232, 1273};
+const std::vector<uint64_t> kPairsShardSeeds = {1010, 1080, 1150, 1176, 1232, 1330};
 TEST_CASE("random pairs: seeds 1010-1019", "[e2e][random][pairs]") { check_pairs(1010, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1080-1089", "[e2e][random][pairs]") { check_pairs(1080, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1150-1159", "[e2e][random][pairs]") { check_pairs(1150, 10, kPairsSamples); }
-// Totals over two loops (partial results): 1178, 1179, 1183; 1232, 1233, 1239; 1273, 1277, 1282.
+// Totals over two loops (partial results): 1178, 1179, 1183; 1232, 1233, 1239.
 TEST_CASE("random pairs: seeds 1176-1185", "[e2e][random][pairs]") { check_pairs(1176, 10, kPairsSamples); }
 TEST_CASE("random pairs: seeds 1232-1241", "[e2e][random][pairs]") { check_pairs(1232, 10, kPairsSamples); }
-TEST_CASE("random pairs: seeds 1273-1282", "[e2e][random][pairs]") { check_pairs(1273, 10, kPairsSamples); }
+TEST_CASE("random pairs: seeds 1330-1339", "[e2e][random][pairs]") { check_pairs(1330, 10, kPairsSamples); }
 
 // The shards above check every construct of the schedule space: the schedules they draw (the
 // same pipelines and random walks, drawn again here without compiling them) use each construct
