@@ -67,9 +67,11 @@ InlinedWork inlined_work(const PipelineDag &dag, const FuncNode &f) {
 
 // Inlining a Func read at many points per consumer point recomputes it at each: only worth
 // considering when it is cheap or read pointwise.
-bool inline_is_sensible(const PipelineDag &dag, const FuncNode &f) {
-  const InlinedWork w = inlined_work(dag, f);
+bool inline_is_sensible(const FuncNode &f, const InlinedWork &w) {
   return w.pointwise || f.is_boundary_condition || w.ops <= 6 || double(w.calls) * w.ops <= 40;
+}
+bool inline_is_sensible(const PipelineDag &dag, const FuncNode &f) {
+  return inline_is_sensible(f, inlined_work(dag, f));
 }
 
 bool fusion_is_legal(const FuncNode &f, ComputeLevel level) {
@@ -971,9 +973,10 @@ std::vector<FuncDecision> decision_options(const PipelineDag &dag, const Schedul
 
 bool inline_left_to_polish(const PipelineDag &dag, int func) {
   const FuncNode &f = dag.funcs[size_t(func)];
-  if (!inline_is_legal(f) || inline_is_sensible(dag, f) || too_large_to_store_on_device(f)) return false;
+  if (!inline_is_legal(f)) return false;
   const InlinedWork w = inlined_work(dag, f);
-  return double(w.calls) * w.ops <= kPolishInlineMaxWork;
+  return !inline_is_sensible(f, w) && !too_large_to_store_on_device(f) &&
+         double(w.calls) * w.ops <= kPolishInlineMaxWork;
 }
 
 }  // namespace hlsched
