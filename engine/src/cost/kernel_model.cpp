@@ -9,6 +9,7 @@
 
 #include "cost/coordinate_paths.h"
 #include "cost/folded_phases.h"
+#include "cost/warp_lanes.h"
 #include "search/atomic_lowering.h"
 #include "hlsched/engine/gpu_profile.h"
 
@@ -1057,12 +1058,19 @@ private:
   // idle_lane_ops_per_block). As state_to_spec schedules them, consumers first: a Func fused per
   // block spreads up to two of its loops over the block's threads, growing the block to its box
   // when that fits the hardware limit; else it covers its box in passes shaped like the root's
-  // thread tile. Every stage runs on the whole block, its extra lanes waiting.
+  // thread tile. Every stage runs on the whole block; its idle lanes cost issue slots only in
+  // the warps that hold some of its active threads (warp_lanes_touched): camera_pipe's output
+  // on 32x8 of a 35x11 block idles 3 lanes a row, not the 129 threads past its box.
   void charge_idle_lanes(const StageTiling &tiling, KernelModel &km) {
     std::vector<double> shape, root_threads;
     root_block(tiling, shape, root_threads);
+    const std::vector<double> root_shape = shape;
     const double root_threads_per_block = shape[0] * shape[1] * shape[2];
-    std::map<int, double> lanes_per_thread;  ///< passes x unrolled rows, per Func fused per block
+    struct PerBlockLayout {
+      double lanes_per_thread;        ///< passes x unrolled rows
+      std::vector<double> active;     ///< its thread loops' extents on thread dimensions 0-2
+    };
+    std::map<int, PerBlockLayout> layouts;
     for (const FusedFunc &f : km.fused) {
       if (f.level != ComputeLevel::Block || f.func == root_) continue;
       const BlockFusedLayout layout = block_fused_layout(f.box, shape, root_threads, gpu_.max_threads_per_block,
@@ -1070,7 +1078,9 @@ private:
       shape = layout.block_shape;
       double rows = double(layout.inner_points);
       for (int64_t r : layout.rows) rows *= double(r);
-      lanes_per_thread[f.func] = layout.passes * rows;
+      std::vector<double> active(3, 1.0);
+      for (size_t k = 0; k < layout.threads.size(); k++) active[k] = double(layout.threads[k]);
+      layouts[f.func] = PerBlockLayout{layout.passes * rows, active};
     }
     km.block_shape = shape;
     const double threads = shape[0] * shape[1] * shape[2];
@@ -1079,12 +1089,16 @@ private:
       if (f.level != ComputeLevel::Block || f.func == root_ || f.points_per_block <= 0) continue;
       const double ops = block_fused_ops_[f.func];
       block_fused_ops += ops;
-      const double lanes = lanes_per_thread[f.func] * threads * f.slabs;
+      const PerBlockLayout &l = layouts[f.func];
+      // (At most the block's threads: its last warp's missing lanes are the compute term's.)
+      const double lanes =
+          l.lanes_per_thread * std::min(threads, warp_lanes_touched(l.active, shape, gpu_.warp_size)) * f.slabs;
       km.idle_lane_ops_per_block += ops / f.points_per_block * std::max(0.0, lanes - f.points_per_block);
     }
     // The root stage (with its inlined and per-thread Funcs) runs on its own threads only.
-    if (threads > root_threads_per_block)
-      km.idle_lane_ops_per_block += (km.ops_per_block - block_fused_ops) * (threads / root_threads_per_block - 1);
+    const double root_lanes = std::min(threads, warp_lanes_touched(root_shape, shape, gpu_.warp_size));
+    if (root_lanes > root_threads_per_block)
+      km.idle_lane_ops_per_block += (km.ops_per_block - block_fused_ops) * (root_lanes / root_threads_per_block - 1);
     km.threads_per_block = threads;
   }
 
