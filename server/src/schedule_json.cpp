@@ -13,7 +13,8 @@ const std::vector<std::string> &kind_names() {
   static const std::vector<std::string> names = {"compute_root", "compute_at", "store_in", "split", "fuse",
                                                  "reorder", "gpu_tile", "gpu_blocks", "gpu_threads",
                                                  "gpu_single_thread", "unroll", "vectorize", "atomic", "rfactor",
-                                                 "bound_extent", "align_bounds", "specialize_aligned", "compute_with"};
+                                                 "bound_extent", "align_bounds", "specialize_aligned", "compute_with",
+                                                 "specialize_stage", "end_specialization"};
   return names;
 }
 const std::vector<std::string> &level_names() {

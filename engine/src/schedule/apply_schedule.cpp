@@ -44,17 +44,9 @@ public:
       case K::Unroll: stage_.unroll(var(d.vars[0])); break;
       case K::BoundExtent: func_.bound_extent(Var(d.vars.at(0)), Expr(int(d.factors.at(0)))); break;
       case K::AlignBounds: func_.align_bounds(Var(d.vars.at(0)), Expr(int(d.factors.at(0)))); break;
-      case K::Specialize: {
-        Expr condition;
-        for (size_t i = 0; i + 2 < d.factors.size(); i += 3) {
-          const Halide::Internal::Dimension dim = func_.output_buffer().dim(int(d.factors[i + 1]));
-          const int value = int(d.factors[i + 2]);
-          Expr term = SpecializeTerm(d.factors[i]) == SpecializeTerm::Extent ? dim.extent() == value : dim.min() % value == 0;
-          condition = condition.defined() ? (condition && term) : term;
-        }
-        func_.specialize(condition);
-        break;
-      }
+      case K::Specialize: func_.specialize(condition(d)); break;
+      case K::SpecializeStage: stage_ = func_.specialize(condition(d)); break;
+      case K::EndSpecialization: stage_ = stage_index_ == 0 ? Stage(func_) : func_.update(stage_index_ - 1); break;
       case K::Vectorize: stage_.vectorize(var(d.vars[0])); break;
       case K::Atomic: stage_.atomic(); break;  // the CPU twin's parallel loops race the same way
       case K::RFactor: {
@@ -69,6 +61,23 @@ public:
   }
 
 private:
+  // A Specialize directive's condition on the output's buffer.
+  Expr condition(const Directive &d) {
+    Expr all;
+    for (size_t i = 0; i + 2 < d.factors.size(); i += 3) {
+      const Halide::Internal::Dimension dim = func_.output_buffer().dim(int(d.factors[i + 1]));
+      const int value = int(d.factors[i + 2]);
+      Expr term;
+      switch (SpecializeTerm(d.factors[i])) {
+        case SpecializeTerm::Aligned: term = dim.min() % value == 0; break;
+        case SpecializeTerm::Extent: term = dim.extent() == value; break;
+        case SpecializeTerm::ExtentMultiple: term = dim.extent() % value == 0; break;
+      }
+      all = all.defined() ? (all && term) : term;
+    }
+    return all;
+  }
+
   VarOrRVar var(const std::string &name) const {
     if (std::count(rvars_.begin(), rvars_.end(), name)) return VarOrRVar(RVar(name));
     return VarOrRVar(Var(name));

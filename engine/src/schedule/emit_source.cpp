@@ -148,16 +148,20 @@ private:
     if (!made_by_rfactor_.count(fs.func)) out << "Func " << id << "(hlsched_funcs.at(\"" << fs.func << "\"));\n";
     for (const StageSchedule &stage : fs.stages) {
       std::string receiver = stage.stage == 0 ? id : id + ".update(" + std::to_string(stage.stage - 1) + ")";
-      // One statement per chain of calls; an rfactor ends its chain, assigning the Func it returns.
+      // One statement per chain of calls; an rfactor ends its chain, assigning the Func it returns;
+      // a specialization's own schedule ends at its EndSpecialization (which emits nothing).
       const std::vector<Directive> &ds = stage.directives;
       for (size_t begin = 0; begin < ds.size();) {
         size_t end = begin;
-        while (end + 1 < ds.size() && ds[end].kind != Directive::Kind::RFactor) end++;
+        while (end + 1 < ds.size() && ds[end].kind != Directive::Kind::RFactor &&
+               ds[end + 1].kind != Directive::Kind::EndSpecialization)
+          end++;
         if (ds[end].kind == Directive::Kind::RFactor) out << "Func " << func_ids_.at(ds[end].at_func) << " = ";
         out << receiver;
         for (size_t i = begin; i <= end; i++) out << (i == begin ? "" : "\n    ") << "." << call(ds[i]);
         out << ";\n";
         begin = end + 1;
+        if (begin < ds.size() && ds[begin].kind == Directive::Kind::EndSpecialization) begin++;
       }
     }
   }
@@ -200,16 +204,21 @@ private:
       case K::RFactor: return "rfactor(" + join(names_of(d.vars)) + ")";
       case K::BoundExtent: return "bound_extent(" + name_of(d.vars.at(0)) + ", " + factor(0) + ")";
       case K::AlignBounds: return "align_bounds(" + name_of(d.vars.at(0)) + ", " + factor(0) + ")";
-      case K::Specialize: {
+      case K::Specialize:
+      case K::SpecializeStage: {
         std::string condition;
         for (size_t i = 0; i + 2 < d.factors.size(); i += 3) {
           const std::string dim = func_ids_.at(d.at_func) + ".output_buffer().dim(" + factor(i + 1) + ")";
           condition += std::string(i ? " && " : "");
-          if (SpecializeTerm(d.factors[i]) == SpecializeTerm::Extent) condition += dim + ".extent() == " + factor(i + 2);
-          else condition += dim + ".min() % " + factor(i + 2) + " == 0";
+          switch (SpecializeTerm(d.factors[i])) {
+            case SpecializeTerm::Aligned: condition += dim + ".min() % " + factor(i + 2) + " == 0"; break;
+            case SpecializeTerm::Extent: condition += dim + ".extent() == " + factor(i + 2); break;
+            case SpecializeTerm::ExtentMultiple: condition += dim + ".extent() % " + factor(i + 2) + " == 0"; break;
+          }
         }
         return "specialize(" + condition + ")";
       }
+      case K::EndSpecialization: return "";
     }
     return "";
   }

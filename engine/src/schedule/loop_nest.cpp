@@ -162,10 +162,13 @@ std::vector<std::string> loop_nest_lines(const PipelineDag &dag, const ScheduleS
       StageLoops loops(stage);
       std::string others;
       bool after_rfactor = false;  // rfactor starts a new stage whose loops this does not follow
+      bool specialized = false;    // a specialization's own loops: printed, not followed
       for (const Directive &d : s.directives) {
         if (d.kind == Kind::RFactor) after_rfactor = true;
-        if (edits_loops(d.kind) && !after_rfactor) loops.apply(d);
+        if (d.kind == Kind::SpecializeStage) specialized = true;
+        if (edits_loops(d.kind) && !after_rfactor && !specialized) loops.apply(d);
         else others += "; " + directive_text(d);
+        if (d.kind == Kind::EndSpecialization) specialized = false;
       }
       lines.push_back(f->func + ".s" + std::to_string(s.stage) + ": " + loops.text() + others);
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "cost/folded_phases.h"
@@ -600,6 +601,61 @@ Directive output_specialization(const FuncNode &func, const StageTiling &tiling,
   return specialize;
 }
 
+// An output's kernel with GuardWithIf tails, scheduled a second time for outputs of whole tiles:
+// a specialization (`extent() % tile == 0` on each tiled dimension, and the conditions
+// `specialize` already holds) whose splits are RoundUp, with no guard around each thread's
+// unrolled points; other sizes take the guarded general schedule. On the H100 (session 29):
+// harris 1.24x, unsharp 1.10x, camera_pipe 1.03x. `ds`: the stage's directives, `specialize`:
+// output_specialization()'s (empty factors: none). Unchanged where the chain holds anything but
+// the stage's own loop calls, or no GuardWithIf tile.
+std::vector<Directive> specialize_whole_tiles(const FuncNode &func, const std::vector<Directive> &ds,
+                                              const Directive &specialize) {
+  auto dim_of = [&](const std::string &var) {
+    return int64_t(std::find(func.args.begin(), func.args.end(), var) - func.args.begin());
+  };
+  const auto tile = std::find_if(ds.begin(), ds.end(), [](const Directive &d) { return d.kind == Kind::GpuTile; });
+  if (func.stages.size() != 1 || tile == ds.end() || tile->tail != kGuard || ds.front().kind != Kind::ComputeRoot)
+    return ds;
+  for (size_t i = 1; i < ds.size(); i++)
+    switch (ds[i].kind) {
+      case Kind::GpuTile: case Kind::Split: case Kind::Reorder: case Kind::Unroll: break;
+      default: return ds;
+    }
+  Directive whole{Kind::SpecializeStage};
+  whole.at_func = func.name;
+  whole.factors = specialize.factors;
+  // The extent of each loop where it is known: the tiles' inner loops, the dimensions whose
+  // extent the existing specialization fixes, and the parts of their even splits.
+  std::map<std::string, int64_t> extent;
+  for (size_t i = 0; i + 2 < specialize.factors.size(); i += 3)
+    if (SpecializeTerm(specialize.factors[i]) == SpecializeTerm::Extent)
+      extent[func.args.at(size_t(specialize.factors[i + 1]))] = specialize.factors[i + 2];
+  const size_t n = tile->factors.size();
+  for (size_t i = 0; i < n; i++) {
+    const int64_t dim = dim_of(tile->vars[i]);
+    if (dim >= int64_t(func.args.size())) return ds;
+    whole.factors.insert(whole.factors.end(), {int64_t(SpecializeTerm::ExtentMultiple), dim, tile->factors[i]});
+    extent[tile->vars[2 * n + i]] = tile->factors[i];
+  }
+  std::vector<Directive> out = {ds.front(), whole};
+  for (size_t i = 1; i < ds.size(); i++) {
+    Directive d = ds[i];
+    if (d.kind == Kind::GpuTile) d.tail = Halide::TailStrategy::RoundUp;
+    if (d.kind == Kind::Split) {
+      const auto known = extent.find(d.vars[0]);
+      if (known != extent.end() && known->second % d.factors[0] == 0) {
+        d.tail = Halide::TailStrategy::RoundUp;
+        extent[d.vars[1]] = known->second / d.factors[0];
+        extent[d.vars[2]] = d.factors[0];
+      }
+    }
+    out.push_back(d);
+  }
+  out.push_back(Directive{Kind::EndSpecialization});
+  out.insert(out.end(), ds.begin() + 1, ds.end());
+  return out;
+}
+
 }  // namespace
 
 ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, const GpuProfile &gpu) {
@@ -652,6 +708,7 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
         }
         if (func.is_output && s == 0) {
           const Directive specialize = output_specialization(func, d.tilings[s], phases, unroll_in_thread);
+          stage.directives = specialize_whole_tiles(func, stage.directives, specialize);
           if (!specialize.factors.empty()) stage.directives.push_back(specialize);
         }
         // Funcs fused into this kernel go into its last stage's loops (compute_at(f, loop) means

@@ -17,7 +17,7 @@
 namespace hlsched {
 
 /// The terms of a Directive::Specialize condition, on one dimension of an output's buffer.
-enum class SpecializeTerm : int64_t { Aligned = 0, Extent = 1 };
+enum class SpecializeTerm : int64_t { Aligned = 0, Extent = 1, ExtentMultiple = 2 };
 
 /// One scheduling call on a stage, mirroring Halide's API.
 struct Directive {
@@ -41,11 +41,17 @@ struct Directive {
     BoundExtent,     ///< f.bound_extent(vars[0], factors[0])
     AlignBounds,     ///< f.align_bounds(vars[0], factors[0])
     Specialize,      ///< f.specialize(term && ...): triples (term, dim, value) in factors, a term
-                     ///< SpecializeTerm::Aligned `f.output_buffer().dim(dim).min() % value == 0` or
-                     ///< SpecializeTerm::Extent `f.output_buffer().dim(dim).extent() == value`; ends
-                     ///< the stage's directives (the specialization copies the schedule made so far)
+                     ///< SpecializeTerm::Aligned `f.output_buffer().dim(dim).min() % value == 0`,
+                     ///< SpecializeTerm::Extent `f.output_buffer().dim(dim).extent() == value` or
+                     ///< SpecializeTerm::ExtentMultiple `...extent() % value == 0`; ends the
+                     ///< stage's directives (the specialization copies the schedule made so far)
     ComputeWith,     ///< .compute_with(at_func, vars[0]): one loop nest with at_func's down to
                      ///< that loop (loops of the same names, hence one GPU kernel)
+    SpecializeStage, ///< f.specialize(term && ...) as Specialize, opening the specialization's own
+                     ///< schedule: the directives after it (stage calls only) apply to the Stage it
+                     ///< returns, up to an EndSpecialization
+    EndSpecialization,  ///< ends a SpecializeStage's chain of calls; what follows schedules the
+                        ///< general case (nothing is emitted for it)
   };
   Kind kind;
   std::vector<std::string> vars;     ///< Halide names of loop variables (Var or RVar)
