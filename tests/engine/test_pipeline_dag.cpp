@@ -155,7 +155,9 @@ TEST_CASE("dag: missing estimates are named", "[dag]") {
   } catch (const MissingEstimatesError &e) {
     std::string message = e.what();
     CHECK(message.find("input 'image'") != std::string::npos);
-    CHECK(message.find("output 'result'") != std::string::npos);
+    // ('result', or 'result$1' where this process made a Func of that name before: the whole
+    // binary run beside other test processes failed here once, session twenty-nine)
+    CHECK(message.find("output 'result") != std::string::npos);
     CHECK(message.find("weights") == std::string::npos);
   }
 }

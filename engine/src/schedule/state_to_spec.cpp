@@ -706,7 +706,8 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
             stage.directives.push_back(Directive{Kind::ComputeWith, {sibling_block}, {}, Halide::TailStrategy::Auto,
                                                  dag.funcs[d.computed_with].name});
         }
-        if (func.is_output && s == 0) {
+        // (A Tuple-valued output has no single output_buffer() to specialize on.)
+        if (func.is_output && s == 0 && func.types.size() == 1) {
           const Directive specialize = output_specialization(func, d.tilings[s], phases, unroll_in_thread);
           stage.directives = specialize_whole_tiles(func, stage.directives, specialize);
           if (!specialize.factors.empty()) stage.directives.push_back(specialize);
