@@ -403,9 +403,10 @@ CLI::App *DatasetCheckCommand::add_to(CLI::App &dataset) {
 int DatasetCheckCommand::run() const {
   const FeaturizedDataset data = featurize_dataset(request_);
   std::map<std::string, int> by_reason;
-  int faithful = 0, from_walk = 0;
+  int faithful = 0, from_walk = 0, whole_tiles_added = 0;
   for (const RecordCheck &c : data.checks) {
     faithful += c.fidelity.ok();
+    whole_tiles_added += c.fidelity.ok() && c.fidelity.whole_tiles_added;
     from_walk += c.fidelity.rebuilt_from == "walk";
     if (c.fidelity.ok() && !all_) continue;
     std::cout << (c.fidelity.ok() ? "ok       " : "MISMATCH ") << c.id << " (rebuilt from "
@@ -426,6 +427,9 @@ int DatasetCheckCommand::run() const {
   std::cout << "\n" << data.checks.size() << " records checked (measured, outputs matched, not manual): " << faithful
             << " rebuild as measured, " << data.checks.size() - faithful << " do not; " << from_walk
             << " rebuilt from their random walk (decisions no longer match)";
+  if (whole_tiles_added)
+    std::cout << "; " << whole_tiles_added << " of those that rebuild add a schedule for outputs of whole tiles"
+              << " (measured before it existed: their general schedule ran)";
   if (!data.failed_pipelines.empty()) std::cout << "; " << data.failed_pipelines.size() << " pipelines not rebuilt";
   std::cout << "\n";
   for (const auto &[reason, n] : by_reason) std::cout << "  " << n << " records: " << reason << "\n";

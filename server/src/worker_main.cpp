@@ -43,20 +43,18 @@ json rebuilt_to_json(const PipelineDag &dag, const RebuiltSchedule &r, const jso
   }
   json out = {{"from", r.from}, {"kernels", kernels}};
   if (r.from.empty() || !ref.contains("spec") || !ref["spec"].is_object()) return out;
-  std::vector<std::string> measured;
+  // Measured before outputs had schedules for whole tiles: still the schedule measured where
+  // today's general schedule is (compare_loop_nests). The kernel model prices that one, so the
+  // features are those of what ran.
+  LoopNestComparison compared;
   try {
-    measured = loop_nest_lines(dag, schedule_spec_from_json(ref["spec"]));
+    compared = compare_loop_nests(dag, schedule_spec_from_json(ref["spec"]), r.spec);
   } catch (const std::exception &e) {
     out["spec_error"] = e.what();
     return out;
   }
-  const std::vector<std::string> today = loop_nest_lines(dag, r.spec);
-  json differ = json::array();
-  for (const std::string &line : measured)
-    if (std::find(today.begin(), today.end(), line) == today.end()) differ.push_back("measured: " + line);
-  for (const std::string &line : today)
-    if (std::find(measured.begin(), measured.end(), line) == measured.end()) differ.push_back("rebuilt:  " + line);
-  out["loop_nest_differs"] = differ;
+  out["loop_nest_differs"] = compared.differing;
+  if (compared.whole_tiles_added) out["whole_tiles_added"] = true;
   return out;
 }
 

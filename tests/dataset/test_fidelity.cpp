@@ -72,6 +72,13 @@ TEST_CASE("the fidelity check names each way a rebuilt schedule can differ", "[d
     rebuilt["kernels"][0]["blocks"] = 1;
     CHECK(check_fidelity(record, rebuilt).ok());
   }
+  SECTION("a schedule for whole tiles added to one measured before those existed") {
+    rebuilt["whole_tiles_added"] = true;
+    const Fidelity f = check_fidelity(measured_record(), rebuilt);
+    CHECK(f.ok());
+    CHECK(f.whole_tiles_added);
+    CHECK_FALSE(check_fidelity(measured_record(), rebuilt_as_measured()).whole_tiles_added);
+  }
   SECTION("a grid rounded differently, within 5%") {
     rebuilt["kernels"][0]["blocks"] = 8090;
     CHECK(check_fidelity(measured_record(), rebuilt).ok());

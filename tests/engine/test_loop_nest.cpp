@@ -62,3 +62,33 @@ TEST_CASE("loop nests follow Halide's split, reorder and gpu_tile", "[loop_nest]
                                                  Directive{Kind::Unroll, {"yii"}}}));
   CHECK(split[1].rfind("f.s0: loops xi:thread yii:unrolled yi:thread c:serial xo:block yo:block;", 0) == 0);
 }
+
+TEST_CASE("a rebuilt schedule that only adds a schedule for whole tiles is the one measured", "[loop_nest]") {
+  // Records measured before outputs got a schedule for whole tiles (session 29) rebuild with one:
+  // the general schedule after it is what ran.
+  const PipelineDag dag = dag_of_f();
+  const ScheduleSpec measured = tiled({Directive{Kind::Split, {"yi", "yi", "yii"}, {2}}, Directive{Kind::Unroll, {"yii"}}});
+  ScheduleSpec rebuilt = measured;
+  std::vector<Directive> &ds = rebuilt.funcs[0].stages[0].directives;
+  const std::vector<Directive> whole = {
+      Directive{Kind::SpecializeStage, {}, {2, 0, 32, 2, 2, 8}},
+      Directive{Kind::GpuTile, {"x", "y", "xo", "yo", "xi", "yi"}, {32, 8}, Halide::TailStrategy::RoundUp},
+      Directive{Kind::Split, {"yi", "yi", "yii"}, {2}, Halide::TailStrategy::RoundUp}, Directive{Kind::Unroll, {"yii"}},
+      Directive{Kind::EndSpecialization}};
+  ds.insert(ds.begin() + 1, whole.begin(), whole.end());
+
+  const LoopNestComparison added = compare_loop_nests(dag, measured, rebuilt);
+  CHECK(added.differing.empty());
+  CHECK(added.whole_tiles_added);
+  CHECK(loop_nest_lines(dag, without_whole_tile_schedules(rebuilt)) == loop_nest_lines(dag, measured));
+
+  // Both with it: nothing added. The general schedule changed as well: it differs.
+  const LoopNestComparison same = compare_loop_nests(dag, rebuilt, rebuilt);
+  CHECK(same.differing.empty());
+  CHECK_FALSE(same.whole_tiles_added);
+  ScheduleSpec changed = rebuilt;
+  changed.funcs[0].stages[0].directives.back().vars = {"xi"};  // unroll xi instead of yii
+  const LoopNestComparison differs = compare_loop_nests(dag, measured, changed);
+  CHECK_FALSE(differs.differing.empty());
+  CHECK_FALSE(differs.whole_tiles_added);
+}

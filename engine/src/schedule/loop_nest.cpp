@@ -176,4 +176,54 @@ std::vector<std::string> loop_nest_lines(const PipelineDag &dag, const ScheduleS
   return lines;
 }
 
+ScheduleSpec without_whole_tile_schedules(ScheduleSpec spec) {
+  for (FuncSchedule &f : spec.funcs)
+    for (StageSchedule &s : f.stages) {
+      std::vector<Directive> general;
+      bool specialized = false;
+      for (const Directive &d : s.directives) {
+        if (d.kind == Kind::SpecializeStage) specialized = true;
+        if (!specialized) general.push_back(d);
+        if (d.kind == Kind::EndSpecialization) specialized = false;
+      }
+      s.directives = std::move(general);
+    }
+  return spec;
+}
+
+namespace {
+
+bool has_whole_tile_schedules(const ScheduleSpec &spec) {
+  for (const FuncSchedule &f : spec.funcs)
+    for (const StageSchedule &s : f.stages)
+      for (const Directive &d : s.directives)
+        if (d.kind == Kind::SpecializeStage) return true;
+  return false;
+}
+
+std::vector<std::string> differing_lines(const std::vector<std::string> &measured,
+                                         const std::vector<std::string> &today) {
+  std::vector<std::string> differ;
+  for (const std::string &line : measured)
+    if (std::find(today.begin(), today.end(), line) == today.end()) differ.push_back("measured: " + line);
+  for (const std::string &line : today)
+    if (std::find(measured.begin(), measured.end(), line) == measured.end()) differ.push_back("rebuilt:  " + line);
+  return differ;
+}
+
+}  // namespace
+
+LoopNestComparison compare_loop_nests(const PipelineDag &dag, const ScheduleSpec &measured,
+                                      const ScheduleSpec &rebuilt) {
+  const std::vector<std::string> before = loop_nest_lines(dag, measured);
+  LoopNestComparison c;
+  c.differing = differing_lines(before, loop_nest_lines(dag, rebuilt));
+  if (!c.differing.empty() && !has_whole_tile_schedules(measured) && has_whole_tile_schedules(rebuilt) &&
+      differing_lines(before, loop_nest_lines(dag, without_whole_tile_schedules(rebuilt))).empty()) {
+    c.differing.clear();
+    c.whole_tiles_added = true;
+  }
+  return c;
+}
+
 }  // namespace hlsched

@@ -85,6 +85,7 @@ Fidelity check_fidelity(const json &record, const json &rebuilt) {
   }
   if (field(rebuilt, "spec_error").is_string())
     f.mismatches.push_back("stored directives unreadable: " + rebuilt["spec_error"].get<std::string>());
+  f.whole_tiles_added = field(rebuilt, "whole_tiles_added") == true;
   const json &differs = field(rebuilt, "loop_nest_differs");
   if (differs.is_array() && !differs.empty()) {
     std::string lines;

@@ -22,12 +22,16 @@ namespace hlsched::dataset {
 struct Fidelity {
   std::string rebuilt_from;             ///< "state", "walk" or "" (not rebuilt)
   std::vector<std::string> mismatches;  ///< empty: the rebuilt schedule is the one measured
+  /// The rebuilt schedule adds a schedule for outputs of whole tiles that the measured one, from
+  /// before those existed, lacks; its general schedule is the one measured (and what the kernel
+  /// model prices), so the record still labels its features.
+  bool whole_tiles_added = false;
   bool ok() const { return mismatches.empty(); }
 };
 
 /// `record`: a dataset record (docs/COST_MODEL.md); `rebuilt`: one entry of the worker's
 /// "rebuilt" array for it ({"from", "kernels": [{func, stage, blocks, threads}],
-/// "loop_nest_differs": [...], "spec_error"}).
+/// "loop_nest_differs": [...], "whole_tiles_added", "spec_error"}).
 Fidelity check_fidelity(const nlohmann::json &record, const nlohmann::json &rebuilt);
 
 /// The name CUPTI reports for a Func's kernel ('$' in Halide names becomes "__").

@@ -20,4 +20,20 @@ namespace hlsched {
 /// Halide 14's Stage methods edit a stage's dimension list, starting from the DAG's loops.
 std::vector<std::string> loop_nest_lines(const PipelineDag &dag, const ScheduleSpec &spec);
 
+/// `spec` without its stages' schedules for outputs of whole tiles (each run of directives from a
+/// SpecializeStage to its EndSpecialization): the general schedule, the one that runs for other
+/// sizes, and the whole schedule of anything measured before those existed (session 29).
+ScheduleSpec without_whole_tile_schedules(ScheduleSpec spec);
+
+/// How a schedule rebuilt today differs from the stored one that was measured.
+struct LoopNestComparison {
+  /// loop_nest_lines that only one side has: "measured: <line>" or "rebuilt:  <line>".
+  std::vector<std::string> differing;
+  /// The rebuilt schedule only adds schedules for whole tiles to one measured before they
+  /// existed: its general schedule is the one measured (and `differing` is empty).
+  bool whole_tiles_added = false;
+};
+LoopNestComparison compare_loop_nests(const PipelineDag &dag, const ScheduleSpec &measured,
+                                      const ScheduleSpec &rebuilt);
+
 }  // namespace hlsched
