@@ -4,6 +4,7 @@
 // the whole image. Cost: two small pipelines, each lowered once for CUDA.
 #include <catch2/catch.hpp>
 
+#include "first_options.h"
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
 #include "schedule/state_to_spec.h"
@@ -20,18 +21,10 @@ ScheduleSpec prod_per_block(const Halide::Pipeline &pipeline, const PipelineDag 
   const int o = func_named(dag, "out"), p = func_named(dag, "prod");
   REQUIRE(o >= 0);
   REQUIRE(p >= 0);
+  const std::optional<FuncDecision> tiled = root_option_where(dag, o, gpu, one_point_per_thread_32x8);
+  REQUIRE(tiled);
   ScheduleState state(dag);
-  bool found = false;
-  for (const FuncDecision &d : standalone_options(dag, o, gpu, OptionLimits{})) {
-    if (d.level != ComputeLevel::Root || d.tilings.empty()) continue;
-    const StageTiling &t = d.tilings.front();
-    if (t.threads.size() == 2 && t.threads[0] == 32 && t.threads[1] == 8 && t.serial[0] == 1 && t.serial[1] == 1) {
-      state.decide(o, d);
-      found = true;
-      break;
-    }
-  }
-  REQUIRE(found);
+  state.decide(o, *tiled);
   for (size_t f = 0; f < dag.funcs.size(); f++)
     if (int(f) != o && int(f) != p) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
   state.decide(p, FuncDecision{ComputeLevel::Block, o, {}});

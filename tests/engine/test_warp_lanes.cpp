@@ -3,6 +3,7 @@
 // its threads. Cost: one small DAG built in memory, no compile.
 #include <catch2/catch.hpp>
 
+#include "first_options.h"
 #include "halide_test_support.h"
 #include "cost/kernel_model.h"
 #include "cost/warp_lanes.h"
@@ -50,18 +51,10 @@ TEST_CASE("a block grown for a Func fused per block idles its consumer's lanes o
   REQUIRE(p >= 0);
 
   // out in 32x8 tiles of one point per thread; prod per block of it (a 34x10 box with its halo).
+  const std::optional<FuncDecision> tiled = root_option_where(dag, o, gpu, one_point_per_thread_32x8);
+  REQUIRE(tiled);
   ScheduleState state(dag);
-  bool found = false;
-  for (const FuncDecision &d : standalone_options(dag, o, gpu, OptionLimits{})) {
-    if (d.level != ComputeLevel::Root || d.tilings.empty()) continue;
-    const StageTiling &t = d.tilings.front();
-    if (t.threads.size() == 2 && t.threads[0] == 32 && t.threads[1] == 8 && t.serial[0] == 1 && t.serial[1] == 1) {
-      state.decide(o, d);
-      found = true;
-      break;
-    }
-  }
-  REQUIRE(found);
+  state.decide(o, *tiled);
   for (size_t f = 0; f < dag.funcs.size(); f++)
     if (int(f) != o && int(f) != p) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
   state.decide(p, FuncDecision{ComputeLevel::Block, o, {}});

@@ -4,6 +4,7 @@
 // on the CPU (the same loops, parallel) at a size of whole tiles and at one of partial tiles.
 #include <catch2/catch.hpp>
 
+#include "first_options.h"
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
 #include "schedule/state_to_spec.h"
@@ -30,16 +31,12 @@ struct Blur {
 ScheduleSpec tiled_with_rows(const PipelineDag &dag, const GpuProfile &gpu) {
   const int o = func_named(dag, "out");
   REQUIRE(o >= 0);
+  const std::optional<FuncDecision> tiled = root_option_where(dag, o, gpu, [](const StageTiling &t) {
+    return t.threads.size() == 2 && t.threads[0] >= 32 && t.threads[1] > 1 && 512 % t.tile(0) == 0 && 512 % t.tile(1) == 0;
+  });
+  REQUIRE(tiled);
   ScheduleState state(dag);
-  for (const FuncDecision &d : standalone_options(dag, o, gpu, OptionLimits{})) {
-    if (d.level != ComputeLevel::Root || d.tilings.empty()) continue;
-    const StageTiling &t = d.tilings.front();
-    if (t.threads.size() == 2 && t.threads[0] >= 32 && t.threads[1] > 1 && 512 % t.tile(0) == 0 && 512 % t.tile(1) == 0) {
-      state.decide(o, d);
-      break;
-    }
-  }
-  REQUIRE(state.decided[size_t(o)]);
+  state.decide(o, *tiled);
   for (size_t f = 0; f < dag.funcs.size(); f++)
     if (!state.decided[f]) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
   return state_to_spec(dag, state, gpu);

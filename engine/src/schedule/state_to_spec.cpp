@@ -437,27 +437,22 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
     // Rows split RoundUp compute a few points past the region, where the Func can be computed
     // further (BlockFusedLayout::round_up), with no guard in each unrolled row.
     const Halide::TailStrategy tail = layout.rows[k] > 1 && layout.round_up ? Halide::TailStrategy::RoundUp : kGuard;
-    if (unsplit) {
-      if (layout.rows[k] > 1) {
-        const std::string t = fresh.make(v, "t"), r = fresh.make(v, "r");
-        out.push_back(Directive{Kind::Split, {v, t, r}, {layout.rows[k]}, tail});
-        threads.push_back(t);
-        rows.push_back(r);
-      } else {
-        threads.push_back(v);
-      }
-      continue;
+    // The loop over the block's points of v: v itself unsplit, else the inner part of a split to
+    // the block's extent (its outer part passes over the box).
+    std::string in_block = v;
+    if (!unsplit) {
+      const std::string o = fresh.make(v, "o");
+      in_block = fresh.make(v, "i");
+      out.push_back(Directive{Kind::Split, {v, o, in_block}, {layout.threads[k] * layout.rows[k]}, tail});
+      outer.push_back(o);
     }
-    const std::string o = fresh.make(v, "o"), i = fresh.make(v, "i");
-    out.push_back(Directive{Kind::Split, {v, o, i}, {layout.threads[k] * layout.rows[k]}, tail});
-    outer.push_back(o);
     if (layout.rows[k] > 1) {
       const std::string t = fresh.make(v, "t"), r = fresh.make(v, "r");
-      out.push_back(Directive{Kind::Split, {i, t, r}, {layout.rows[k]}, tail});
+      out.push_back(Directive{Kind::Split, {in_block, t, r}, {layout.rows[k]}, tail});
       threads.push_back(t);
       rows.push_back(r);
     } else {
-      threads.push_back(i);
+      threads.push_back(in_block);
     }
   }
   if (threads.empty()) return {};
@@ -576,6 +571,11 @@ std::vector<StageSchedule> schedule_thread_fused(const FuncNode &f, const FusedF
   return stages;
 }
 
+// The dimension of `func`'s output that pure Var `var` indexes (func.args.size() for another loop).
+int64_t dim_of(const FuncNode &func, const std::string &var) {
+  return int64_t(std::find(func.args.begin(), func.args.end(), var) - func.args.begin());
+}
+
 // An output's pure stage compiled once more for the buffers its schedule assumes, as its last
 // directive (other buffers run the generic code):
 // - the origin a multiple of the phases' periods its unrolled points fold (cost/folded_phases.h);
@@ -588,16 +588,13 @@ Directive output_specialization(const FuncNode &func, const StageTiling &tiling,
                                 bool unroll_in_thread) {
   Directive specialize{Kind::Specialize};
   specialize.at_func = func.name;
-  auto dim_of = [&](const std::string &var) {
-    return int64_t(std::find(func.args.begin(), func.args.end(), var) - func.args.begin());
-  };
   for (const auto &[loop, modulus] : phases.alignment)
-    specialize.factors.insert(specialize.factors.end(), {int64_t(SpecializeTerm::Aligned), dim_of(loop), modulus});
+    specialize.factors.insert(specialize.factors.end(), {int64_t(SpecializeTerm::Aligned), dim_of(func, loop), modulus});
   if (unroll_in_thread)
     for (size_t i = 0; i < tiling.vars.size(); i++)
-      if (tiling.in_thread[i] && dim_of(tiling.vars[i]) < int64_t(func.args.size()))
+      if (tiling.in_thread[i] && dim_of(func, tiling.vars[i]) < int64_t(func.args.size()))
         specialize.factors.insert(specialize.factors.end(),
-                                  {int64_t(SpecializeTerm::Extent), dim_of(tiling.vars[i]), tiling.extents[i]});
+                                  {int64_t(SpecializeTerm::Extent), dim_of(func, tiling.vars[i]), tiling.extents[i]});
   return specialize;
 }
 
@@ -613,9 +610,6 @@ Directive output_specialization(const FuncNode &func, const StageTiling &tiling,
 // slower (conv_layer 0.90x, depthwise_separable_conv 0.98x on the H100, session 30).
 std::vector<Directive> specialize_whole_tiles(const FuncNode &func, const std::vector<Directive> &ds,
                                               const Directive &specialize) {
-  auto dim_of = [&](const std::string &var) {
-    return int64_t(std::find(func.args.begin(), func.args.end(), var) - func.args.begin());
-  };
   const auto tile = std::find_if(ds.begin(), ds.end(), [](const Directive &d) { return d.kind == Kind::GpuTile; });
   if (func.stages.size() != 1 || tile == ds.end() || tile->tail != kGuard || ds.front().kind != Kind::ComputeRoot)
     return ds;
@@ -638,7 +632,7 @@ std::vector<Directive> specialize_whole_tiles(const FuncNode &func, const std::v
       extent[func.args.at(size_t(specialize.factors[i + 1]))] = specialize.factors[i + 2];
   const size_t n = tile->factors.size();
   for (size_t i = 0; i < n; i++) {
-    const int64_t dim = dim_of(tile->vars[i]);
+    const int64_t dim = dim_of(func, tile->vars[i]);
     if (dim >= int64_t(func.args.size())) return ds;
     whole.factors.insert(whole.factors.end(), {int64_t(SpecializeTerm::ExtentMultiple), dim, tile->factors[i]});
     extent[tile->vars[2 * n + i]] = tile->factors[i];
