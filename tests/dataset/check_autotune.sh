@@ -7,6 +7,7 @@
 #      with no GPU, autotune says how to run the bundle elsewhere and how to ingest the results;
 #   2. ingest: a checked-in results file of a real H200 run (a few variants of the dataset's
 #      collection, data/) becomes dataset records; ingesting it again adds nothing.
+#   3. dataset collect --plugin: another build's plugin compiles the variants; a missing one is refused.
 #   check_autotune.sh HLSCHED_EXE DATA_DIR WORK_DIR
 set -euo pipefail
 hlsched=$1 data=$2 work=$3
@@ -52,4 +53,16 @@ python3 - "$data/expected_summary.txt" "$work/summary.txt" <<'PY' || fail "summa
 import sys
 assert open(sys.argv[1]).read().strip() == open(sys.argv[2]).read().strip()
 PY
+# 3. another build's plugin (an A/B of two engines on the same pipelines): the variants are
+#    compiled with the plugin given, and a plugin that is not there is refused before any work.
+cp "$(dirname "$hlsched")/../lib/libautoschedule_hlsched.so" "$work/other_plugin.so"
+"$hlsched" dataset collect --name ci-plugin --random 1 --first-seed 7 --min-stages 2 --max-stages 2 --samples 0 \
+  --no-beam --plugin "$work/other_plugin.so" --out "$work/other" > "$work/other.log" 2>&1 \
+  || { cat "$work/other.log"; fail "collect --plugin"; }
+grep -qx -- "$work/other_plugin.so" "$work/other.work/variants/r7__simple.command" \
+  || fail "the variant was not compiled with the plugin given"
+if "$hlsched" dataset collect --random 1 --plugin "$work/missing.so" --out "$work/missing" > "$work/missing.log" 2>&1; then
+  fail "collect accepted a plugin that does not exist"
+fi
+grep -q "missing.so" "$work/missing.log" || fail "the error does not name the missing plugin"
 echo "autotune local steps OK"

@@ -163,6 +163,8 @@ void add_collect_options(CLI::App &cmd, CollectRequest &request, bool &all_examp
   cmd.add_option("--example", c.examples, "Example app (repeatable)");
   cmd.add_flag("--all-examples", all_examples, "Every example app");
   cmd.add_option("--gpu", c.gpu_profile, "hlsched GPU profile to schedule and predict with");
+  cmd.add_option("--plugin", c.plugin, "libautoschedule_hlsched.so to schedule with (default: this build's)")
+      ->check(CLI::ExistingFile);
   cmd.add_option("--out", request.out_dir, "Bundle folder (collection.json goes there too)");
   cmd.add_option("--jobs", request.jobs, "Parallel compilations")->check(CLI::PositiveNumber);
 }
