@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The A/B table of one device call of scripts/bench/ab_call.sh (runs A B B A).
 
-    ab_report.py A1.json B1.json B2.json A2.json [--markdown]
+    ab_report.py A1.json B1.json B2.json A2.json [--markdown] [--label L] [--reference R]
 
 Per app: the manual schedule's median time (over the four runs), each run's median time of the
 hlsched variant, B's speed-up over A (mean of A's two runs over mean of B's two), whether every
 output matched the manual schedule's, and the kernel whose CUPTI time moved most (ms, A -> B).
-Then the geometric means: B over A, and each against the manual schedules. Standard library.
+Then the geometric means: B over A, and each against the manual schedules. --label and
+--reference name other variants (a collection bundle's: `--label beam --reference simple`).
+Standard library.
 """
 import json
 import lzma
@@ -41,16 +43,28 @@ def geomean(values):
 
 def main(argv):
     markdown = "--markdown" in argv
-    paths = [a for a in argv if a != "--markdown"]
+    argv = [a for a in argv if a != "--markdown"]
+    label, reference = "hlsched", "manual"
+    for flag in ("--label", "--reference"):
+        if flag in argv:
+            i = argv.index(flag)
+            if i + 1 >= len(argv):
+                sys.exit(__doc__)
+            if flag == "--label":
+                label = argv[i + 1]
+            else:
+                reference = argv[i + 1]
+            del argv[i:i + 2]
+    paths = argv
     if len(paths) != 4:
         sys.exit(__doc__)
     a1, b1, b2, a2 = (load(p) for p in paths)
-    apps = sorted({app for (app, label) in a1 if label == "hlsched"} & {app for (app, label) in b1 if label == "hlsched"})
+    apps = sorted({app for (app, l) in a1 if l == label} & {app for (app, l) in b1 if l == label})
     rows, speedups, a_vs_manual, b_vs_manual = [], [], [], []
     for app in apps:
-        runs = [r.get((app, "hlsched")) for r in (a1, a2, b1, b2)]
+        runs = [r.get((app, label)) for r in (a1, a2, b1, b2)]
         times = [median_ms(v) for v in runs]
-        manual = [median_ms(r.get((app, "manual"))) for r in (a1, b1, b2, a2)]
+        manual = [median_ms(r.get((app, reference))) for r in (a1, b1, b2, a2)]
         manual = [t for t in manual if t]
         ok = all(v and v.get("check", {}).get("ok", False) for v in runs)
         if None in times:
@@ -67,7 +81,7 @@ def main(argv):
         kernel = f"{moved} {ka.get(moved, 0):.4f} -> {kb.get(moved, 0):.4f}" if moved else ""
         rows.append((app, man, times, a / b, ok, kernel))
     sep = " | " if markdown else "  "
-    header = ["app", "manual ms", "A1", "A2", "B1", "B2", "B/A", "outputs", "kernel moved most (ms)"]
+    header = ["app", f"{reference} ms", "A1", "A2", "B1", "B2", "B/A", "outputs", "kernel moved most (ms)"]
     if markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
@@ -83,7 +97,7 @@ def main(argv):
     print(f"\nB over A, geometric mean of {len(speedups)} apps: {geomean(speedups):.3f}x"
           f" (faster by >5%: {sum(s > 1.05 for s in speedups)}, slower by >5%: {sum(s < 1 / 1.05 for s in speedups)})")
     if a_vs_manual:
-        print(f"against the manual schedules: A {geomean(a_vs_manual):.3f}x, B {geomean(b_vs_manual):.3f}x")
+        print(f"against the {reference} schedules: A {geomean(a_vs_manual):.3f}x, B {geomean(b_vs_manual):.3f}x")
 
 
 if __name__ == "__main__":
