@@ -10,6 +10,7 @@ Then the geometric means: B over A, and each against the manual schedules. --lab
 --reference name other variants (a collection bundle's: `--label beam --reference simple`).
 Standard library.
 """
+import argparse
 import json
 import lzma
 import math
@@ -41,41 +42,36 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs=4, metavar="RUN.json", help="the results of runs A1 B1 B2 A2, in that order")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument("--label", default="hlsched", help="the variant compared (default: hlsched)")
+    parser.add_argument("--reference", default="manual", help="the reference variant (default: manual)")
+    return parser.parse_args(argv)
+
+
 def main(argv):
-    markdown = "--markdown" in argv
-    argv = [a for a in argv if a != "--markdown"]
-    label, reference = "hlsched", "manual"
-    for flag in ("--label", "--reference"):
-        if flag in argv:
-            i = argv.index(flag)
-            if i + 1 >= len(argv):
-                sys.exit(__doc__)
-            if flag == "--label":
-                label = argv[i + 1]
-            else:
-                reference = argv[i + 1]
-            del argv[i:i + 2]
-    paths = argv
-    if len(paths) != 4:
-        sys.exit(__doc__)
+    args = parse_arguments(argv)
+    markdown, label, reference, paths = args.markdown, args.label, args.reference, args.runs
     a1, b1, b2, a2 = (load(p) for p in paths)
     apps = sorted({app for (app, l) in a1 if l == label} & {app for (app, l) in b1 if l == label})
-    rows, speedups, a_vs_manual, b_vs_manual = [], [], [], []
+    rows, speedups, a_vs_reference, b_vs_reference = [], [], [], []
     for app in apps:
         runs = [r.get((app, label)) for r in (a1, a2, b1, b2)]
         times = [median_ms(v) for v in runs]
-        manual = [median_ms(r.get((app, reference))) for r in (a1, b1, b2, a2)]
-        manual = [t for t in manual if t]
+        reference_ms = [median_ms(r.get((app, reference))) for r in (a1, b1, b2, a2)]
+        reference_ms = [t for t in reference_ms if t]
         ok = all(v and v.get("check", {}).get("ok", False) for v in runs)
         if None in times:
             rows.append((app, None, times, None, ok, ""))
             continue
         a, b = statistics.mean(times[:2]), statistics.mean(times[2:])
         speedups.append(a / b)
-        man = statistics.median(manual) if manual else None
+        man = statistics.median(reference_ms) if reference_ms else None
         if man:
-            a_vs_manual.append(man / a)
-            b_vs_manual.append(man / b)
+            a_vs_reference.append(man / a)
+            b_vs_reference.append(man / b)
         ka, kb = kernels(runs[0]), kernels(runs[2])
         moved = max(set(ka) | set(kb), key=lambda k: abs(ka.get(k, 0) - kb.get(k, 0)), default=None)
         kernel = f"{moved} {ka.get(moved, 0):.4f} -> {kb.get(moved, 0):.4f}" if moved else ""
@@ -96,8 +92,8 @@ def main(argv):
             print(sep.join(f"{c:>10}" if i else f"{c:28}" for i, c in enumerate(cells)))
     print(f"\nB over A, geometric mean of {len(speedups)} apps: {geomean(speedups):.3f}x"
           f" (faster by >5%: {sum(s > 1.05 for s in speedups)}, slower by >5%: {sum(s < 1 / 1.05 for s in speedups)})")
-    if a_vs_manual:
-        print(f"against the {reference} schedules: A {geomean(a_vs_manual):.3f}x, B {geomean(b_vs_manual):.3f}x")
+    if a_vs_reference:
+        print(f"against the {reference} schedules: A {geomean(a_vs_reference):.3f}x, B {geomean(b_vs_reference):.3f}x")
 
 
 if __name__ == "__main__":

@@ -8,9 +8,9 @@
 #   2. ingest: a checked-in results file of a real H200 run (a few variants of the dataset's
 #      collection, data/) becomes dataset records; ingesting it again adds nothing.
 #   3. dataset collect --plugin: another build's plugin compiles the variants; a missing one is refused.
-#   check_autotune.sh HLSCHED_EXE DATA_DIR WORK_DIR
+#   check_autotune.sh HLSCHED_EXE DATA_DIR WORK_DIR PLUGIN_SO
 set -euo pipefail
-hlsched=$1 data=$2 work=$3
+hlsched=$1 data=$2 work=$3 plugin=$4
 rm -rf "$work" && mkdir -p "$work"
 export HLSCHED_CACHE_DIR=$work/cache
 fail() { echo "FAIL: $*"; exit 1; }
@@ -55,7 +55,7 @@ assert open(sys.argv[1]).read().strip() == open(sys.argv[2]).read().strip()
 PY
 # 3. another build's plugin (an A/B of two engines on the same pipelines): the variants are
 #    compiled with the plugin given, and a plugin that is not there is refused before any work.
-cp "$(dirname "$hlsched")/../lib/libautoschedule_hlsched.so" "$work/other_plugin.so"
+cp "$plugin" "$work/other_plugin.so"
 "$hlsched" dataset collect --name ci-plugin --random 1 --first-seed 7 --min-stages 2 --max-stages 2 --samples 0 \
   --no-beam --plugin "$work/other_plugin.so" --out "$work/other" > "$work/other.log" 2>&1 \
   || { cat "$work/other.log"; fail "collect --plugin"; }
