@@ -39,6 +39,7 @@ json rebuilt_to_json(const PipelineDag &dag, const RebuiltSchedule &r, const jso
   for (const RebuiltSchedule::Launch &k : r.kernels) {
     json kernel = {{"func", k.func}, {"stage", k.stage}, {"blocks", k.blocks}, {"threads", k.threads_per_block}};
     if (k.partials) kernel["partials"] = true;
+    if (!k.computed_with.empty()) kernel["computed_with"] = k.computed_with;
     kernels.push_back(std::move(kernel));
   }
   json out = {{"from", r.from}, {"kernels", kernels}};

@@ -58,6 +58,16 @@ TEST_CASE("the fidelity check names each way a rebuilt schedule can differ", "[d
     CHECK(f.mismatches[0] == "kernel repeat_edge__1.s0 ran but is not in the rebuilt schedule");
     CHECK(f.mismatches[1] == "kernel extra.s0 of the rebuilt schedule did not run");
   }
+  SECTION("a Func computed with a sibling runs in the sibling's kernel") {
+    // blur_2.compute_with(blur, xo): CUPTI times one kernel, named after blur.
+    rebuilt["kernels"].push_back({{"func", "blur_2"}, {"stage", 0}, {"blocks", 8100}, {"threads", 256},
+                                  {"computed_with", "blur"}});
+    CHECK(check_fidelity(measured_record(), rebuilt).ok());
+    rebuilt["kernels"].back().erase("computed_with");
+    const Fidelity f = check_fidelity(measured_record(), rebuilt);
+    REQUIRE(f.mismatches.size() == 1);
+    CHECK(f.mismatches[0] == "kernel blur_2.s0 of the rebuilt schedule did not run");
+  }
   SECTION("another grid or block, beyond 5%") {
     rebuilt["kernels"][0]["blocks"] = 8100 / 5;
     rebuilt["kernels"][1]["threads"] = 256;

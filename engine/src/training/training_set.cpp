@@ -166,7 +166,8 @@ std::vector<ScheduleRow> featurize_schedules(const PipelineDag &dag, const Autos
         row.kernels.push_back(row_of(dag.funcs[km.root].name, km.stage, kernel_features(dag, state, km, gpu)));
         row.hand_ms += row.kernels.back().hand_ms;
         what.kernels.push_back({dag.funcs[km.root].name, km.stage, km.blocks, km.threads_per_block,
-                               km.tiling && km.tiling->partials});
+                               km.tiling && km.tiling->partials,
+                               km.computed_with >= 0 ? dag.funcs[size_t(km.computed_with)].name : ""});
       }
       if (rebuilt && !row.kernels.empty()) what.spec = state_to_spec(dag, state, gpu);
     }

@@ -79,6 +79,9 @@ struct RebuiltSchedule {
     /// Split into partial results (StageTiling::partials): Halide runs it as `<func>_intm`'s
     /// kernels, launched as this one, and a kernel of the stage that combines them.
     bool partials = false;
+    /// Computed with a sibling (compute_with): no launch of its own; CUPTI times both Funcs as
+    /// the sibling's kernel. Empty: a kernel of its own.
+    std::string computed_with;
   };
   std::vector<Launch> kernels;
 };
