@@ -120,6 +120,21 @@ TEST_CASE("dag: reductions, histogram, scan and multiple outputs", "[dag]") {
   CHECK(reads_self);
 }
 
+TEST_CASE("dag: a Func with updates covers what they touch, not only what its consumers read", "[dag]") {
+  // middle(y) reads filtered(500, y), but the scan along x writes columns 1..999 and reads 0..998.
+  PipelineDag dag = dag_of("scan_read_once");
+  const FuncNode &filtered = *func(dag, "filtered");
+  REQUIRE(filtered.region.size() == 2);
+  CHECK(filtered.region[0].min == 0);
+  CHECK(filtered.region[0].max == 999);
+  CHECK(filtered.region[1].extent() == 600);
+  CHECK(filtered.stages[0].points == 1000 * 600);  // the pure stage initializes whole rows
+  CHECK(filtered.stages[1].points == 999 * 600);
+  // Its producers are required over the whole rows too.
+  for (const auto &f : dag.funcs)
+    if (f.is_boundary_condition) CHECK(f.region.at(0).extent() == 1000);
+}
+
 TEST_CASE("dag: Funcs from helper functions, down/up-sampling and gathers", "[dag]") {
   PipelineDag dag = dag_of("pyramid_small", {{"levels", "3"}});
   REQUIRE(func(dag, "down_1"));
