@@ -318,32 +318,28 @@ Scope<Interval> region_scope(const Function &f, const Definition &def, const std
 
 // A Func with update stages is computed over what its consumers need and what its updates
 // touch: Halide's bounds inference runs the pure stage over every point an update writes or
-// reads of the Func itself. A scan read at one column (random pipeline 620042's mix_7 reads
-// `iir_5(2160, y)`) still runs, and initializes, whole rows: its kernels launched 4,320 times
-// the blocks the consumers' region alone gives. Unbounded (data-dependent) indices add nothing.
+// reads of the Func itself, each update iterating its pure loops over what the consumers need.
+// A scan read at one column (random pipeline 620042's mix_7 reads `iir_5(2160, y)`) still runs,
+// and initializes, whole rows: its kernels launched 4,320 times the blocks the consumers' region
+// alone gives. Unbounded (data-dependent) indices add nothing.
 void add_what_updates_touch(const Function &f, const EstimateSubstituter &estimates, std::vector<Span> &region) {
-  for (int pass = 0; pass < 4; pass++) {  // an update's pure loops follow the region it extends
-    std::vector<Span> touched = region;
-    auto merge_bounded = [&](const Box &box) {
-      bool bounded = true;
-      std::vector<Span> spans = spans_of_box(box, estimates, bounded);
-      if (bounded) merge_span(touched, spans);
-    };
-    for (const Definition &def : f.updates()) {
-      std::map<std::string, Span> loop_spans;
-      Scope<Interval> scope = region_scope(f, def, region, estimates, loop_spans);
-      Box written;
-      for (const Expr &arg : def.args()) written.push_back(bounds_of_expr_in_scope(arg, scope));
-      merge_bounded(written);
-      for (const Expr &e : definition_exprs(def, /*is_update=*/true))
-        for (auto &[producer, box] : boxes_required(e, scope))
-          if (producer == f.name()) merge_bounded(box);
-    }
-    const bool grew = !std::equal(touched.begin(), touched.end(), region.begin(), region.end(),
-                                  [](const Span &a, const Span &b) { return a.min == b.min && a.max == b.max; });
-    region = std::move(touched);
-    if (!grew) break;
+  std::vector<Span> touched = region;
+  auto merge_bounded = [&](const Box &box) {
+    bool bounded = true;
+    std::vector<Span> spans = spans_of_box(box, estimates, bounded);
+    if (bounded) merge_span(touched, spans);
+  };
+  for (const Definition &def : f.updates()) {
+    std::map<std::string, Span> loop_spans;
+    Scope<Interval> scope = region_scope(f, def, region, estimates, loop_spans);
+    Box written;
+    for (const Expr &arg : def.args()) written.push_back(bounds_of_expr_in_scope(arg, scope));
+    merge_bounded(written);
+    for (const Expr &e : definition_exprs(def, /*is_update=*/true))
+      for (auto &[producer, box] : boxes_required(e, scope))
+        if (producer == f.name()) merge_bounded(box);
   }
+  region = std::move(touched);
 }
 
 }  // namespace
