@@ -253,20 +253,9 @@ FeaturizedDataset featurize_dataset(const TrainRequest &request) {
       if (!keep) continue;
       const json &measured = records[i]["measured"];
       rows[i].measured_ms = measured["pipeline_ms"].get<double>();
-      const json &rebuilt_i = i < rebuilt.size() ? rebuilt[i] : json();
-      const auto times = dataset::measured_by_model_kernel(measured, rebuilt_i);
-      // Siblings computed in one kernel (compute_with): CUPTI times them together, as the kernel of
-      // the one the other is computed with; neither Func's own time is known.
-      std::set<std::string> shared_kernels;
-      for (const json &k : field(rebuilt_i, "kernels"))
-        if (field(k, "computed_with").is_string()) {
-          shared_kernels.insert(dataset::kernel_func_name(k["func"]));
-          shared_kernels.insert(dataset::kernel_func_name(k["computed_with"]));
-        }
-      for (KernelRow &k : rows[i].kernels) {
-        if (shared_kernels.count(dataset::kernel_func_name(k.func))) continue;
+      const auto times = dataset::measured_by_model_kernel(measured, i < rebuilt.size() ? rebuilt[i] : json());
+      for (KernelRow &k : rows[i].kernels)
         if (auto it = times.find(dataset::kernel_key(k.func, k.stage)); it != times.end()) k.measured_ms = it->second.ms;
-      }
       pipeline.schedules.push_back(std::move(rows[i]));
     }
     if (!pipeline.schedules.empty()) set.pipelines.push_back(std::move(pipeline));

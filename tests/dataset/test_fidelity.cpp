@@ -63,6 +63,11 @@ TEST_CASE("the fidelity check names each way a rebuilt schedule can differ", "[d
     rebuilt["kernels"].push_back({{"func", "blur_2"}, {"stage", 0}, {"blocks", 8100}, {"threads", 256},
                                   {"computed_with", "blur"}});
     CHECK(check_fidelity(measured_record(), rebuilt).ok());
+    // blur's kernel is timed, its launch kept; the time is both Funcs', neither's own.
+    const auto kernels = measured_by_model_kernel(measured_record()["measured"], rebuilt);
+    CHECK(kernels.at("blur.s0").ms < 0);
+    CHECK(kernels.at("blur.s0").grid == json::array({60, 135, 1}));
+    CHECK(kernels.at("repeat_edge__1.s0").ms == Approx(0.05));
     rebuilt["kernels"].back().erase("computed_with");
     const Fidelity f = check_fidelity(measured_record(), rebuilt);
     REQUIRE(f.mismatches.size() == 1);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace hlsched::dataset {
@@ -54,6 +55,14 @@ std::map<std::string, MeasuredKernel> measured_by_model_kernel(const json &measu
   for (const json &k : field(rebuilt, "kernels"))
     if (field(k, "partials") == true)
       partials_stage_of_intm[kernel_func_name(k["func"]) + "_intm"] = kernel_key(k["func"], k["stage"]);
+  // Siblings computed in one kernel (compute_with): CUPTI times them together, as the kernel of the
+  // one the other is computed with, so neither Func's own time is known (the launch is).
+  std::set<std::string> shared_kernel_funcs;
+  for (const json &k : field(rebuilt, "kernels"))
+    if (field(k, "computed_with").is_string()) {
+      shared_kernel_funcs.insert(kernel_func_name(k["func"]));
+      shared_kernel_funcs.insert(kernel_func_name(k["computed_with"]));
+    }
   std::map<std::string, MeasuredKernel> kernels;
   std::map<std::string, int> launch_stage;  // the intm stage whose launch a partials kernel takes
   for (const json &k : field(measured, "kernels")) {
@@ -63,7 +72,8 @@ std::map<std::string, MeasuredKernel> measured_by_model_kernel(const json &measu
     const auto intm = partials_stage_of_intm.find(func);
     const std::string key = intm != partials_stage_of_intm.end() ? intm->second : kernel_key(func, stage);
     MeasuredKernel &m = kernels[key];
-    if (field(k, "ms").is_number()) m.ms = std::max(0.0, m.ms) + k["ms"].get<double>();
+    if (field(k, "ms").is_number() && !shared_kernel_funcs.count(func))
+      m.ms = std::max(0.0, m.ms) + k["ms"].get<double>();
     // The launch: the stage's last kernel's; for partial results, that of the intm's last stage.
     const bool of_intm = intm != partials_stage_of_intm.end();
     const auto taken = launch_stage.find(key);

@@ -51,7 +51,8 @@ struct MeasuredKernel {
 /// (kernel_key()). A stage Halide splits into several kernels
 /// sums them; a stage the rebuilt schedule computes in partial results (`rebuilt` kernels with
 /// "partials") also takes `<func>_intm`'s kernels, which initialize and compute the partial
-/// results, its launch being theirs.
+/// results, its launch being theirs. Funcs computed with a sibling (`rebuilt` kernels with
+/// "computed_with") and their siblings get no time: CUPTI times the two as one kernel.
 std::map<std::string, MeasuredKernel> measured_by_model_kernel(const nlohmann::json &measured,
                                                                const nlohmann::json &rebuilt);
 
