@@ -313,6 +313,60 @@ TEST_CASE("a privatized histogram keeps its shared-memory copy on atomic adds", 
   CHECK(lowered.find("atom.shared.cas") == std::string::npos);
 }
 
+// Halide launches a privatized scatter's block for the widest of its loops: the copy's bins
+// spread over their own threads (up to 256) where the scatter has fewer. CUPTI timed random
+// pipeline 620012's histogram in blocks of 32 threads where the kernel model had the scatter's 8.
+TEST_CASE("a privatized scatter's block is as wide as its copy of the bins", "[schedule][atomic][privatized]") {
+  // A histogram of 32 bins over rows 8 values wide: the scatter has at most 8 threads a block.
+  using namespace Halide;
+  ImageParam in(UInt(8), 2, "in");
+  in.dim(0).set_estimate(0, 8);
+  in.dim(1).set_estimate(0, 65536);
+  Var i("i");
+  Func hist("hist");
+  RDom r(0, 8, 0, 65536, "r");
+  hist(i) = 0;
+  hist(cast<int32_t>(in(r.x, r.y)) % 32) += 1;
+  hist.set_estimates({{0, 32}});
+  Pipeline pipeline(hist);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const PipelineDag dag = build_pipeline_dag(pipeline);
+  const int h = func_named(dag, "hist");
+  REQUIRE(h >= 0);
+  ScheduleState state(dag);
+  for (const FuncDecision &d : standalone_options(dag, h, gpu, OptionLimits{}))
+    if (d.level == ComputeLevel::Root && d.tilings.size() == 2 && d.tilings[1].privatized &&
+        d.tilings[1].threads_per_block() < 32) {
+      state.decide(h, d);
+      break;
+    }
+  REQUIRE(state.decided[h]);
+  decide_rest_at_first_options(dag, state, gpu);
+  const KernelModel km = build_kernel_model(dag, state, h, 1, gpu);
+  REQUIRE(km.valid);
+  CHECK(km.threads_per_block == 32);  // the 32 bins, one thread each
+
+  // What Halide launches: the kernel call's block extents (after the grid's three arguments).
+  const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+  INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
+  apply_schedule(spec, pipeline, ApplyMode::Gpu);
+  const std::string lowered = compile_for_cuda(pipeline);
+  double launched = 0;
+  for (size_t at = lowered.find("halide_cuda_run("); at != std::string::npos; at = lowered.find("halide_cuda_run(", at + 1)) {
+    const std::string line = lowered.substr(at, lowered.find('\n', at) - at);
+    if (line.find("hist_s1") == std::string::npos) continue;
+    std::vector<std::string> args;
+    size_t start = line.find('(') + 1;
+    for (int k = 0; k < 8; k++) {
+      const size_t comma = line.find(',', start);
+      args.push_back(line.substr(start, comma - start));
+      start = comma + 1;
+    }
+    launched = std::stod(args[5]) * std::stod(args[6]) * std::stod(args[7]);
+  }
+  CHECK(launched == km.threads_per_block);
+}
+
 TEST_CASE("a Func bounded on one side only is clamped where it indexes", "[schedule][atomic]") {
   // Random pipeline 400119: saturating_cast<int16_t>(max(v, 0)) lies in [0, 32767]; Halide 14
   // clamped its load to max(v, 0) inside a histogram's index (a compare-and-swap loop, 170 ms).

@@ -727,6 +727,67 @@ TEST_CASE("a Func computed per thread under unrolled channels lives in registers
 }
 
 
+// A stage reading through a boundary condition runs its channels in each thread as a loop, not
+// unrolled; Halide still hoists what does not depend on the channel out of the loop (the PTX of
+// this pipeline computes `weight` once per pixel, before the loop). Counted once per channel,
+// local_laplacian's 3-channel-invariant out_g_pyr_0 made the search keep its clamped input in a
+// kernel of its own (0.016 ms that the manual schedule does not spend).
+TEST_CASE("channels looped around a boundary condition share what does not depend on them", "[schedule][constructs]") {
+  auto inst = instantiate_generator("channel_clamped_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int out = func_named(dag, "out"), clamped = func_named(dag, "repeat_edge");
+  REQUIRE(out >= 0);
+  REQUIRE(clamped >= 0);
+  auto state_with = [&](bool clamp_inlined) {
+    ScheduleState state(dag);
+    for (FuncDecision d : standalone_options(dag, out, gpu, OptionLimits{})) {
+      if (d.level != ComputeLevel::Root || d.tilings[0].in_thread != std::vector<bool>{false, false, true}) continue;
+      d.tilings[0].threads = {32, 8, 1};
+      d.tilings[0].serial = {1, 1, 1};
+      state.decide(out, d);
+      break;
+    }
+    REQUIRE(state.decided[out]);
+    for (int f = 0; f < int(dag.funcs.size()); f++) {
+      if (f == out) continue;
+      if (f == clamped && !clamp_inlined) {
+        for (const FuncDecision &d : standalone_options(dag, f, gpu, OptionLimits{}))
+          if (d.level == ComputeLevel::Root) {
+            state.decide(f, d);
+            break;
+          }
+        REQUIRE(state.decided[f]);
+      } else {
+        state.decide(f, FuncDecision{ComputeLevel::Inline});
+      }
+    }
+    return state;
+  };
+  const ScheduleState through_clamp = state_with(true), clamp_at_root = state_with(false);
+  REQUIRE_FALSE(unrolls_in_thread_loops(dag, through_clamp, out, 0));
+  REQUIRE(unrolls_in_thread_loops(dag, clamp_at_root, out, 0));
+
+  // The weight's arithmetic (16 square roots and their sums per pixel) counts once per pixel in
+  // both: the clamp adds its own few operations per channel, not two more weights.
+  const KernelModel looped = build_kernel_model(dag, through_clamp, out, 0, gpu);
+  const KernelModel unrolled = build_kernel_model(dag, clamp_at_root, out, 0, gpu);
+  REQUIRE(looped.valid);
+  REQUIRE(unrolled.valid);
+  INFO("ops per block: looped " << looped.ops_per_block + looped.math_ops_per_block << ", unrolled "
+                                << unrolled.ops_per_block + unrolled.math_ops_per_block);
+  CHECK(looped.math_ops_per_block == Approx(unrolled.math_ops_per_block));
+  CHECK(looped.ops_per_block < 1.5 * unrolled.ops_per_block);
+
+  // As emitted, the channels stay a loop where the clamp is read, and the pipeline compiles.
+  const ScheduleSpec spec = state_to_spec(dag, through_clamp, gpu);
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  CHECK(code.find(".unroll(c") == std::string::npos);
+  apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
+  CHECK(compile_pipeline(inst.pipeline, default_gpu_target()).gpu_kernels >= 1);
+}
+
 namespace {
 
 // bayer_small with `rgb` and `out` decided: `rgb` at root over `rgb_rows` x `rgb_rows` points

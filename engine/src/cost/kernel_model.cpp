@@ -10,6 +10,7 @@
 #include "cost/coordinate_paths.h"
 #include "cost/folded_phases.h"
 #include "cost/warp_lanes.h"
+#include "util/int_math.h"
 #include "search/atomic_lowering.h"
 #include "hlsched/engine/gpu_profile.h"
 
@@ -580,15 +581,20 @@ private:
   // not. The unrolled copies' common subexpressions are computed and loaded once per thread: the
   // kernel's own reads (unsharp's per-pixel ratio for its three channels) and those of Funcs
   // inlined into it (camera_pipe's corrected reads demosaiced(x, y, 0..2) for each channel).
+  // Not unrolled (a boundary condition read in the stage, unrolls_in_thread_loops), the loop
+  // still shares them: Halide hoists what does not depend on it out of the loop (local_laplacian's
+  // output, its channels a loop around the clamped input, read its 3-channel-invariant
+  // out_g_pyr_0 once per pixel; charged once per channel, the search kept the clamp in a kernel
+  // of its own, 0.016 ms of 0.33 that its manual schedule does not spend).
   double shared_across_in_thread_loops(int c, const ProducerAccess &a) const {
-    if (!unrolls_in_thread_) return 1;  // never for a one-thread stage
+    const StageTiling &t = state_.decisions[root_].tilings.at(stage_);
+    if (t.single_thread || !t.has_in_thread_loop()) return 1;
     std::set<std::string> own, followed;
     for (const auto &[var, loops] : follows_[size_t(c)]) own.insert(loops.begin(), loops.end());
     for (size_t d = 0; d < a.region_min.size(); d++) {
       const std::set<std::string> f = loops_followed(c, a, d);
       followed.insert(f.begin(), f.end());
     }
-    const StageTiling &t = state_.decisions[root_].tilings.at(stage_);
     double shared = 1;
     for (size_t i = 0; i < t.vars.size(); i++)
       // A loop folded by value: its copies' calls are already counted per copy (phases_).
@@ -983,6 +989,14 @@ private:
       km.global_atomics = km.blocks * bins;
       km.store_bytes = km.global_atomics * double(root.bytes_per_point());
       km.store_efficiency = 1;  // the copy is added bin by bin, consecutive threads, consecutive bins
+      // Halide launches the block for the widest of its loops: the copy's bins spread over up to
+      // 256 threads (privatize_stage in state_to_spec) when the scatter has fewer (CUPTI: 32-
+      // thread blocks where the model had the scatter's 8). The scatter's other lanes idle.
+      const double copy_threads = double(std::min<int64_t>(256, ceil_pow2(int64_t(bins))));
+      if (copy_threads > km.threads_per_block) {
+        km.threads_per_block = copy_threads;
+        km.block_shape = {copy_threads, 1, 1};
+      }
     }
 
     if (tiling.partials) {

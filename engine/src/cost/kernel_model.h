@@ -168,8 +168,9 @@ BlockFusedLayout block_fused_layout(const std::vector<double> &box, const std::v
 bool rows_round_up(const FuncNode &f);
 
 /// Whether stage `stage` of Root Func `func` runs its in-thread loops (StageTiling::in_thread: a
-/// few channels) unrolled, so that what their iterations share (a value read at a point that does
-/// not follow the loop) is loaded and computed once: the kernel model credits it. Not where the
+/// few channels) unrolled: what their iterations share (a value read at a point that does not
+/// follow the loop) is then registers; unrolled or not, it is loaded and computed once (Halide
+/// hoists it out of the loop), as the kernel model counts it. Not unrolled where the
 /// stage reads through a boundary condition inlined into it: there the unrolled copies add to the
 /// guarded copies' live registers (KernelBuilder::charge_join_spills), and
 /// depthwise_separable_conv's batch loop of 4, unrolled around its clamped 3x3 taps, ran 1.5x
