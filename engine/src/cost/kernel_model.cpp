@@ -10,7 +10,6 @@
 #include "cost/coordinate_paths.h"
 #include "cost/folded_phases.h"
 #include "cost/warp_lanes.h"
-#include "util/int_math.h"
 #include "search/atomic_lowering.h"
 #include "hlsched/engine/gpu_profile.h"
 
@@ -989,10 +988,10 @@ private:
       km.global_atomics = km.blocks * bins;
       km.store_bytes = km.global_atomics * double(root.bytes_per_point());
       km.store_efficiency = 1;  // the copy is added bin by bin, consecutive threads, consecutive bins
-      // Halide launches the block for the widest of its loops: the copy's bins spread over up to
-      // 256 threads (privatize_stage in state_to_spec) when the scatter has fewer (CUPTI: 32-
-      // thread blocks where the model had the scatter's 8). The scatter's other lanes idle.
-      const double copy_threads = double(std::min<int64_t>(256, ceil_pow2(int64_t(bins))));
+      // Halide launches the block for the widest of its loops: the copy's bins spread over their
+      // own threads when the scatter has fewer (CUPTI: 32-thread blocks where the model had the
+      // scatter's 8). The scatter's other lanes idle.
+      const double copy_threads = double(privatized_copy_threads(int64_t(bins)));
       if (copy_threads > km.threads_per_block) {
         km.threads_per_block = copy_threads;
         km.block_shape = {copy_threads, 1, 1};

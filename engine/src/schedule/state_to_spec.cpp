@@ -210,7 +210,7 @@ FuncSchedule privatize_stage(const FuncNode &f, const StageNode &stage, const St
   const std::string bin_o = fresh.make(bin, "o"), bin_i = fresh.make(bin, "i");
   const std::string inner_o = fresh.make(inner, "o"), inner_i = fresh.make(inner, "i");
   const int64_t bins = bin_dim < f.region.size() ? std::max<int64_t>(1, f.region[bin_dim].extent()) : 1;
-  const int64_t bin_threads = std::min<int64_t>(256, ceil_pow2(bins));
+  const int64_t bin_threads = privatized_copy_threads(bins);
   const std::string intermediate = f.name + "_intm";  // the name Halide 14 gives it
 
   out.rvars.insert(out.rvars.end(), {strip, row});

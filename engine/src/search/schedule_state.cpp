@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "search/content_hash.h"
+#include "util/int_math.h"
 
 namespace hlsched {
 
@@ -49,6 +50,8 @@ size_t reduction_loops_in(const StageTiling &tiling, const StageNode &update) {
     n++;
   return n;
 }
+
+int64_t privatized_copy_threads(int64_t bins) { return std::min<int64_t>(256, ceil_pow2(std::max<int64_t>(1, bins))); }
 
 int partial_loop_per_point(const StageTiling &tiling, const StageNode &update) {
   if (!tiling.partials) return -1;

@@ -83,6 +83,10 @@ int partial_loop_per_point(const StageTiling &tiling, const StageNode &update);
 /// first); the vars after them are its pure loops (a histogram per channel's c), block loops.
 size_t reduction_loops_in(const StageTiling &tiling, const StageNode &update);
 
+/// GPU threads a privatized update's copy of `bins` bins is zeroed and added back with (one bin
+/// each, at most 256): the launched block is at least this wide, whatever the scatter's threads.
+int64_t privatized_copy_threads(int64_t bins);
+
 struct FuncDecision {
   ComputeLevel level = ComputeLevel::Inline;
   int kernel_root = -1;                ///< Block/Thread: DAG index of the Root Func computing it
