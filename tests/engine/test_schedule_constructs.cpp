@@ -133,22 +133,6 @@ TEST_CASE("a reduction fused per block is charged its shared memory and barriers
 
 namespace {
 
-// The thread counts of every kernel launch in a lowered program (halide_cuda_run's 6th-8th
-// arguments), as written: a number, or the expression Halide computes at run time.
-std::vector<std::string> launch_thread_extents(const std::string &stmt) {
-  std::vector<std::string> out;
-  const std::string call = "halide_cuda_run(";
-  for (size_t at = stmt.find(call); at != std::string::npos; at = stmt.find(call, at + 1)) {
-    size_t pos = at + call.size();
-    for (int arg = 0; arg < 8; arg++) {
-      const size_t comma = stmt.find(", ", pos);
-      if (arg >= 5) out.push_back(stmt.substr(pos, comma - pos));
-      pos = comma + 2;
-    }
-  }
-  return out;
-}
-
 bool is_number(const std::string &s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
@@ -639,22 +623,28 @@ TEST_CASE("a Func fused per block that can be computed further runs its rows unr
 
 namespace {
 
+// Func `f` at root with its third loop (the channels) whole in each thread, over `threads` GPU
+// threads and `serial` points per thread along its loops: standalone_options' first such tiling,
+// re-tiled. Fails the test when there is none.
+FuncDecision channels_in_thread(const PipelineDag &dag, int f, std::vector<int64_t> threads, std::vector<int64_t> serial) {
+  for (FuncDecision d : standalone_options(dag, f, find_gpu_profile("h200"), OptionLimits{})) {
+    if (d.level != ComputeLevel::Root || d.tilings[0].in_thread != std::vector<bool>{false, false, true}) continue;
+    d.tilings[0].threads = std::move(threads);
+    d.tilings[0].serial = std::move(serial);
+    return d;
+  }
+  FAIL("no tiling with channels in the thread");
+  return FuncDecision{};
+}
+
 // channel_models_small with `out` over 32 x `threads_y` threads, `rows` rows per thread and its
 // three channels whole in each thread (unrolled), and `model` computed per thread.
 ScheduleState channel_models_state(const PipelineDag &dag, int64_t rows, int64_t threads_y = 8) {
-  const GpuProfile &gpu = find_gpu_profile("h200");
   const int out = func_named(dag, "out"), model = func_named(dag, "model");
   REQUIRE(out >= 0);
   REQUIRE(model >= 0);
   ScheduleState state(dag);
-  for (FuncDecision d : standalone_options(dag, out, gpu, OptionLimits{})) {
-    if (d.level != ComputeLevel::Root || d.tilings[0].in_thread != std::vector<bool>{false, false, true}) continue;
-    d.tilings[0].threads = {32, threads_y, 1};
-    d.tilings[0].serial = {1, rows, 1};
-    state.decide(out, d);
-    break;
-  }
-  REQUIRE(state.decided[out]);
+  state.decide(out, channels_in_thread(dag, out, {32, threads_y, 1}, {1, rows, 1}));
   // As the search reaches it: fused while the kernel had no in-thread loop, then the kernel
   // re-tiled (BeamSearch::add_retiled_fusions).
   state.decide(model, FuncDecision{ComputeLevel::Thread, out, {}});
@@ -741,14 +731,7 @@ TEST_CASE("channels looped around a boundary condition share what does not depen
   REQUIRE(clamped >= 0);
   auto state_with = [&](bool clamp_inlined) {
     ScheduleState state(dag);
-    for (FuncDecision d : standalone_options(dag, out, gpu, OptionLimits{})) {
-      if (d.level != ComputeLevel::Root || d.tilings[0].in_thread != std::vector<bool>{false, false, true}) continue;
-      d.tilings[0].threads = {32, 8, 1};
-      d.tilings[0].serial = {1, 1, 1};
-      state.decide(out, d);
-      break;
-    }
-    REQUIRE(state.decided[out]);
+    state.decide(out, channels_in_thread(dag, out, {32, 8, 1}, {1, 1, 1}));
     for (int f = 0; f < int(dag.funcs.size()); f++) {
       if (f == out) continue;
       if (f == clamped && !clamp_inlined) {
@@ -794,20 +777,10 @@ namespace {
 // per thread and its channels whole in each thread (or inlined, rgb_rows == 0), `out` over 2x2
 // points per thread and its channels in each thread.
 ScheduleState bayer_state(const PipelineDag &dag, int64_t rgb_rows) {
-  const GpuProfile &gpu = find_gpu_profile("h200");
   const int out = func_named(dag, "out"), rgb = func_named(dag, "rgb");
   REQUIRE(out >= 0);
   REQUIRE(rgb >= 0);
-  auto tiled = [&](int f, int64_t rows) {
-    for (FuncDecision d : standalone_options(dag, f, gpu, OptionLimits{})) {
-      if (d.level != ComputeLevel::Root || d.tilings[0].in_thread != std::vector<bool>{false, false, true}) continue;
-      d.tilings[0].threads = {32, 8, 1};
-      d.tilings[0].serial = {rows, rows, 1};
-      return d;
-    }
-    FAIL("no tiling with channels in the thread");
-    return FuncDecision{};
-  };
+  auto tiled = [&](int f, int64_t rows) { return channels_in_thread(dag, f, {32, 8, 1}, {rows, rows, 1}); };
   ScheduleState state(dag);
   state.decide(out, tiled(out, 2));
   state.decide(rgb, rgb_rows > 0 ? tiled(rgb, rgb_rows) : FuncDecision{ComputeLevel::Inline});

@@ -52,6 +52,22 @@ bool launches_gpu_kernels(const std::string &lowered_stmt) {
   return lowered_stmt.find("halide_cuda_run(") != std::string::npos;
 }
 
+std::vector<std::string> launch_thread_extents(const std::string &lowered_stmt, const std::string &kernel) {
+  std::vector<std::string> out;
+  const std::string call = "halide_cuda_run(";
+  for (size_t at = lowered_stmt.find(call); at != std::string::npos; at = lowered_stmt.find(call, at + 1)) {
+    const std::string line = lowered_stmt.substr(at, lowered_stmt.find('\n', at) - at);
+    if (!kernel.empty() && line.find(kernel) == std::string::npos) continue;
+    size_t pos = call.size();
+    for (int arg = 0; arg < 8; arg++) {
+      const size_t comma = line.find(", ", pos);
+      if (arg >= 5) out.push_back(line.substr(pos, comma - pos));
+      pos = comma + 2;
+    }
+  }
+  return out;
+}
+
 int64_t count_differences(const Halide::Buffer<> &a, const Halide::Buffer<> &b) {
   if (a.size_in_bytes() != b.size_in_bytes())
     throw std::invalid_argument("outputs of " + std::to_string(a.size_in_bytes()) + " and " +

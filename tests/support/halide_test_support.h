@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "Halide.h"
 #include "hlsched/engine/generator_instance.h"
@@ -34,6 +35,11 @@ std::string compile_for_cuda(const Halide::Pipeline &pipeline);
 
 /// True when a lowered statement launches at least one GPU kernel.
 bool launches_gpu_kernels(const std::string &lowered_stmt);
+
+/// The thread counts of every kernel launch in a lowered program (halide_cuda_run's 6th-8th
+/// arguments, three per launch), as written: a number, or the expression Halide computes at run
+/// time. With `kernel`, only the launches whose call names a kernel containing it.
+std::vector<std::string> launch_thread_extents(const std::string &lowered_stmt, const std::string &kernel = "");
 
 /// How many bytes of two outputs differ: exact comparison, floats included (cpu_target() keeps
 /// float arithmetic as written). Throws std::invalid_argument when their sizes differ.
