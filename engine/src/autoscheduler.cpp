@@ -190,6 +190,8 @@ void add_search_work(SearchStats &a, const SearchStats &b) {
   a.polished_moves += b.polished_moves;
   a.widened_kernels += b.widened_kernels;
   a.budget_exhausted = a.budget_exhausted || b.budget_exhausted;
+  a.time_limit_reached = a.time_limit_reached || b.time_limit_reached;
+  a.work += b.work;
 }
 
 // `other`'s schedules join `into`'s, cheapest first; its best replaces `into`'s when cheaper.
@@ -236,14 +238,15 @@ std::vector<ScheduleResult> schedule_candidates(const Halide::Pipeline &pipeline
       // sampled search's pick), and freezing can fix a Func before the choice that would pay off
       // (camera_pipe: demosaiced fused per thread, then its producers left as kernels of their
       // own, 0.143 ms predicted against 0.130 unfrozen). A small pipeline is searched again
-      // without each, with what is left of the time budget and the same memo; the cheapest wins.
+      // without each, with what is left of the budgets and the same memo; the cheapest wins.
       struct Variant { bool sampling, freeze; };
       for (const Variant v : {Variant{false, true}, Variant{true, false}}) {
         AutoschedulerOptions again_options = options;
         again_options.sampling = v.sampling;
         again_options.freeze = v.freeze;
+        again_options.work_budget = options.work_budget - outcome.stats.work;
         again_options.time_budget_s = options.time_budget_s - seconds_since(start);
-        if (again_options.time_budget_s <= 0) break;
+        if (again_options.work_budget <= 0 || again_options.time_budget_s <= 0) break;
         BeamSearch again(dag, gpu, again_options, memo);
         merge_outcomes(outcome, again.run(&kept.state));
       }
@@ -350,12 +353,14 @@ std::vector<ScheduleResult> candidates_ranked_by_both_models(const Halide::Pipel
   const auto start = std::chrono::steady_clock::now();
   AutoschedulerOptions hand = options;
   hand.model = "hand";
+  hand.work_budget = options.work_budget / 2;
   hand.time_budget_s = options.time_budget_s / 2;
   AutoschedulerOptions learned = options;
   learned.model = "learned";
   // Each search keeps its own warm start (a warm start is taken only from an equal search).
   if (!options.memo_path.empty()) learned.memo_path = options.memo_path + ".learned";
   std::vector<ScheduleResult> by_hand = schedule_candidates(pipeline, dag, hand, count);
+  learned.work_budget = std::max(options.work_budget - by_hand.front().search.work, options.work_budget / 20);
   learned.time_budget_s = std::max(options.time_budget_s - seconds_since(start), options.time_budget_s / 20);
   std::vector<ScheduleResult> by_learned = schedule_candidates(pipeline, dag, learned, count);
   SearchStats stats = by_hand.front().search;

@@ -16,7 +16,7 @@ names=("all tricks" "no freeze" "no sampling" "no memo" "no polish" "none")
 
 measure() {  # app, flags -> "time_ms predicted_ms states"
   # shellcheck disable=SC2086
-  "$hlsched" schedule "$here/examples/$1/$1_generator.cpp" --json --time-budget 600 --timeout 900 $2 |
+  "$hlsched" schedule "$here/examples/$1/$1_generator.cpp" --json --work-budget 600 --time-budget 600 --timeout 900 $2 |
     python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["search"]; print("%.0f %.4f %d" % (s["time_ms"], d["predicted_runtime_ms"], s["states_evaluated"]))'
 }
 

@@ -133,7 +133,9 @@ json to_json(const ScheduleResult &result) {
             {"passes_completed", result.search.passes_completed},
             {"polished_moves", result.search.polished_moves},
             {"widened_kernels", result.search.widened_kernels},
+            {"work", result.search.work},
             {"budget_exhausted", result.search.budget_exhausted},
+            {"time_limit_reached", result.search.time_limit_reached},
             {"fallback", result.search.fallback},
             {"strategy", result.search.strategy}}}};
 }

@@ -16,7 +16,13 @@ void add_search_options(CLI::App *command, AutoschedulerOptions &o) {
                              "No final coordinate descent (nor widening to a warp) from the best schedule");
   command->add_flag_callback("--no-memo", [&o] { o.memo = false; }, "Recompute every kernel cost (no memoization)");
   command->add_option("--seed", o.seed, "Seed of the search's random choices");
-  command->add_option("--time-budget", o.time_budget_s, "Seconds the search may take (it returns the best so far)")
+  command->add_option("--work-budget", o.work_budget,
+                      "Search work before it returns its best so far, in seconds of the reference machine (counted, "
+                      "not timed: the same schedule under any load)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--time-budget", o.time_budget_s,
+                      "Wall-clock seconds the search may take at most (it returns the best so far; the pick may then "
+                      "depend on the load)")
       ->check(CLI::PositiveNumber);
   command->add_option("--memo-file", o.memo_path, "Load the cost memo from this file and save it back");
   command->add_option("--model", o.model, "Cost model: both (default: the pick the two agree on), hand (the profile's rates) or learned (hybrid network)")
@@ -36,7 +42,7 @@ std::vector<std::string> search_option_args(const AutoschedulerOptions &o) {
   };
   std::vector<std::string> args = {"--strategy", o.strategy, "--beam-size", std::to_string(o.beam_size),
                                    "--passes", std::to_string(o.passes), "--seed", std::to_string(o.seed),
-                                   "--time-budget", number(o.time_budget_s)};
+                                   "--work-budget", number(o.work_budget), "--time-budget", number(o.time_budget_s)};
   if (!o.freeze) args.push_back("--no-freeze");
   if (!o.sampling) args.push_back("--no-sampling");
   if (!o.polish) args.push_back("--no-polish");

@@ -26,7 +26,12 @@ std::string schedule_report(const json &r) {
       << "Target:     " << r.value("target", "?") << " (GPU profile " << r.value("gpu_profile", "?") << ")\n"
       << "Predicted:  " << ms(r.value("predicted_runtime_ms", 0.0)) << " ms (" << r.value("cost_model", "") << ")\n"
       << "Search:     " << r["search"].value("strategy", "?") << ", " << r["search"].value("states_evaluated", int64_t{0})
-      << " states, " << ms(r["search"].value("time_ms", 0.0)) << " ms\n";
+      << " states, " << ms(r["search"].value("time_ms", 0.0)) << " ms";
+  if (r["search"].value("time_limit_reached", false))
+    out << " (stopped by the time limit: a busy machine may get another schedule; see --time-budget)";
+  else if (r["search"].value("budget_exhausted", false))
+    out << " (its work budget used up; --work-budget gives it more)";
+  out << "\n";
   if (r.contains("verified")) out << "Verified:   compiles for the target, " << r["verified"].value("gpu_kernels", 0) << " GPU kernels\n";
   out << "\n// ---- paste into the generator's schedule() ----\n" << r.value("schedule_code", "")
       << "// ---- end ----\n\n";

@@ -368,6 +368,7 @@ TEST_CASE("a search with a damaged memo or warm-start file finds the cold schedu
   AutoschedulerOptions options;
   options.model = "hand";  // one search's two files (model=both keeps a pair per model)
   options.seed = 3;
+  options.work_budget = 600;
   options.time_budget_s = 600;
   options.memo_path = (scratch.dir / "search.memo").string();
   const ScheduleResult cold = schedule_pipeline(inst.pipeline, dag, options);

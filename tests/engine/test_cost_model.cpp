@@ -121,6 +121,7 @@ TEST_CASE("the hand model stays selectable next to the learned one", "[cost_mode
   CHECK(AutoschedulerOptions{}.model == "both");
   AutoschedulerOptions hand;
   hand.model = "hand";
+  hand.work_budget = 600;
   hand.time_budget_s = 600;
   AutoschedulerOptions learned = hand;
   learned.model = "learned";
@@ -149,6 +150,7 @@ TEST_CASE("the hand model stays selectable next to the learned one", "[cost_mode
   // A GPU nobody trained weights for: the default is the hand model alone, learned an error.
   AutoschedulerOptions on_a100;
   on_a100.gpu_profile = "a100";
+  on_a100.work_budget = 600;
   on_a100.time_budget_s = 600;
   AutoschedulerOptions a100_by_hand = on_a100;
   a100_by_hand.model = "hand";
@@ -400,11 +402,13 @@ TEST_CASE("model=both returns, of what the hand and learned searches found, the 
     const PipelineDag dag = build_pipeline_dag(inst.pipeline);
     AutoschedulerOptions hand;
     hand.model = "hand";
-    hand.time_budget_s = 600;  // every pass completes: the same searches as inside model=both
+    hand.work_budget = 600;  // every pass completes: the same searches as inside model=both
+    hand.time_budget_s = 600;
     AutoschedulerOptions learned = hand;
     learned.model = "learned";  // the embedded weights
     AutoschedulerOptions both = hand;
     both.model = "both";
+    both.work_budget = 1200;
     both.time_budget_s = 1200;
 
     // Every schedule either search found, costed by both models, by its learned model's code.

@@ -47,7 +47,8 @@ AutoschedulerOptions hand_search(bool polish) {
   AutoschedulerOptions options;
   options.model = "hand";
   options.seed = 3;
-  options.time_budget_s = 600;  // never cut short: both searches visit the same states
+  options.work_budget = 600;  // never cut short: both searches visit the same states
+  options.time_budget_s = 600;
   options.polish = polish;
   return options;
 }

@@ -488,7 +488,8 @@ TEST_CASE("the search holds a reduction in registers over a tile of points in tw
   auto inst = instantiate_generator("register_tile_small", default_gpu_target(), {});
   const PipelineDag dag = build_pipeline_dag(inst.pipeline);
   AutoschedulerOptions options;
-  options.time_budget_s = 600;  // two Funcs: milliseconds, whatever the machine's load
+  options.work_budget = 600;  // two Funcs: milliseconds, whatever the machine's load
+  options.time_budget_s = 600;
   const ScheduleResult r = schedule_pipeline(inst.pipeline, dag, options);
   INFO(r.schedule_code);
   CHECK(uses(r, "reduction fused per thread (registers)"));

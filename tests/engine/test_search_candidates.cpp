@@ -25,7 +25,8 @@ AutoschedulerOptions options_for_candidates(const std::string &model = "hand") {
   AutoschedulerOptions options;
   options.model = model;
   options.seed = 3;
-  options.time_budget_s = 600;  // never cut short: every search must visit the same states
+  options.work_budget = 600;  // never cut short: every search must visit the same states
+  options.time_budget_s = 600;
   return options;
 }
 

@@ -25,7 +25,8 @@ ScheduleResult search(const std::string &generator, const GeneratorParams &param
   options.memo = memo;
   options.freeze = freeze;
   options.seed = 7;
-  options.time_budget_s = 600;  // never cut short: both runs must visit the same states
+  options.work_budget = 600;  // never cut short: both runs must visit the same states
+  options.time_budget_s = 600;
   return schedule_pipeline(inst.pipeline, dag, options);
 }
 

@@ -75,6 +75,7 @@ hlsched::AutoschedulerOptions search_options() {
   o.beam_size = 4;
   o.passes = 1;
   o.memo = false;
+  o.work_budget = 1e6;
   o.time_budget_s = 1e6;
   return o;
 }

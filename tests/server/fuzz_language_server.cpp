@@ -149,7 +149,7 @@ const char *const kSnippets[] = {
 };
 
 const char *const kSettingKeys[] = {"gpu_profile", "strategy", "beam_size", "passes", "freeze", "sampling",
-                                    "memo", "seed", "time_budget_s", "timeout", "memory_limit_mb", "generator",
+                                    "memo", "seed", "work_budget", "time_budget_s", "timeout", "memory_limit_mb", "generator",
                                     "params", "compile_flags", "debounce_ms", "unknown_key"};
 
 const char *const kHlschedMethods[] = {"hlsched/schedule", "hlsched/stageCosts", "hlsched/explain",

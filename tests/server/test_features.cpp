@@ -405,6 +405,15 @@ TEST_CASE("diagnostics: compile errors at their lines, failures on the class, wa
   CHECK(ok[0].range.start.line == position_of(f.doc, "Func blur_x").line);
   CHECK(ok[1].code == json("search_budget"));
   CHECK(ok[1].severity == plsp::DiagnosticSeverity::Warning);
+  CHECK(ok[1].message.find("work budget") != std::string::npos);
+  // Stopped by the wall clock instead: the user learns the pick may depend on the load.
+  auto timed_out = std::make_shared<DocumentAnalysis>(*f.doc.analysis);
+  timed_out->outcome.result["search"]["time_limit_reached"] = true;
+  f.doc.analysis = timed_out;
+  std::vector<plsp::Diagnostic> timed = diagnostics_for(f.doc, *f.doc.analysis);
+  REQUIRE(timed.size() == 2);
+  CHECK(timed[1].message.find("time limit") != std::string::npos);
+  CHECK(timed[1].message.find("busy machine") != std::string::npos);
 
   auto crashed = std::make_shared<DocumentAnalysis>(*f.doc.analysis);
   crashed->outcome.status = AnalysisOutcome::Status::Crashed;

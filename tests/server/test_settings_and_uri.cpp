@@ -21,6 +21,7 @@ TEST_CASE("SearchSettings mirrors AutoschedulerOptions' defaults", "[settings]")
   CHECK(s.sampling == o.sampling);
   CHECK(s.memo == o.memo);
   CHECK(s.seed == o.seed);
+  CHECK(s.work_budget == o.work_budget);
   CHECK(s.time_budget_s == o.time_budget_s);
 }
 
@@ -30,6 +31,7 @@ TEST_CASE("apply_settings reads the section flat or under \"hlsched\"", "[settin
                                       {{"gpu_profile", "a100"},
                                        {"beam_size", 8},
                                        {"freeze", false},
+                                       {"work_budget", 3},
                                        {"time_budget_s", 2.5},
                                        {"timeout", 30},
                                        {"params", {{"levels", 4}, {"fast", true}, {"mode", "x"}}},
@@ -40,6 +42,7 @@ TEST_CASE("apply_settings reads the section flat or under \"hlsched\"", "[settin
   CHECK(s.search.gpu_profile == "a100");
   CHECK(s.search.beam_size == 8);
   CHECK_FALSE(s.search.freeze);
+  CHECK(s.search.work_budget == 3);
   CHECK(s.search.time_budget_s == 2.5);
   CHECK(s.timeout_s == 30);
   CHECK(s.params == std::map<std::string, std::string>{{"levels", "4"}, {"fast", "true"}, {"mode", "x"}});

@@ -5,6 +5,7 @@
 /** The server settings the extension exposes, by their server names. */
 export const SERVER_SETTING_NAMES = [
   'gpu_profile',
+  'work_budget',
   'time_budget_s',
   'timeout',
   'strategy',

@@ -78,6 +78,7 @@ PluginOptions options_from_environment() {
       if (index > 1000) throw std::invalid_argument("HLSCHED_OPTIONS: candidate " + value + " is too large");
       options.candidate = int(index);
     }
+    else if (key == "work-budget") options.work_budget = number();
     else if (key == "time-budget") options.time_budget_s = number();
     else if (key == "memo-file") options.memo_path = value;
     else if (key == "model") options.model = value;
@@ -86,7 +87,7 @@ PluginOptions options_from_environment() {
     else
       throw std::invalid_argument("HLSCHED_OPTIONS: unknown option '" + key +
                                   "' (gpu, strategy, beam-size, passes, no-freeze, no-sampling, no-polish, no-memo, seed, "
-                                  "sample, candidate, time-budget, memo-file, model, weights, decisions)");
+                                  "sample, candidate, work-budget, time-budget, memo-file, model, weights, decisions)");
   }
   if (options.strategy == "sample" && plugin.sample_index < 0) plugin.sample_index = 0;
   if (options.strategy != "sample" && plugin.sample_index >= 0)

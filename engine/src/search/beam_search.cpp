@@ -58,7 +58,8 @@ BeamSearch::BeamSearch(const PipelineDag &dag, const GpuProfile &gpu, const Auto
     : dag_(dag), gpu_(gpu), options_(options), memo_(memo), model_(select_cost_model(options)),
       memo_tag_(gpu.name + (model_ ? "/learned/" + model_->fingerprint() : "")), content_(func_content_hashes(dag)),
       order_(ScheduleState::decision_order(dag)), rng_(options.seed),
-      update_options_rng_(options.seed ^ 0x5bd1e995ULL), tail_free_rng_(options.seed ^ 0x27d4eb2fULL) {
+      update_options_rng_(options.seed ^ 0x5bd1e995ULL), tail_free_rng_(options.seed ^ 0x27d4eb2fULL),
+      work_(model_ != nullptr) {
   producers_.resize(dag.funcs.size());
   consumers_.resize(dag.funcs.size());
   for (size_t f = 0; f < dag.funcs.size(); f++)
@@ -70,7 +71,12 @@ BeamSearch::BeamSearch(const PipelineDag &dag, const GpuProfile &gpu, const Auto
     }
 }
 
-bool BeamSearch::out_of_time() const { return now_s() > deadline_s_; }
+bool BeamSearch::out_of_budget() {
+  if (work_.seconds() > options_.work_budget) return true;
+  if (now_s() <= deadline_s_) return false;
+  stats_.time_limit_reached = true;
+  return true;
+}
 
 double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
   double total = 0;
@@ -78,14 +84,18 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
     uint64_t key = 0;
     if (options_.memo) {
       key = memo_.kernel_key(content_, producers_, state, root, int(s), memo_tag_);
-      if (const double *hit = memo_.find(key)) {
+      bool first_use_of_loaded = false;
+      if (const double *hit = memo_.find(key, &first_use_of_loaded)) {
         stats_.memo_hits++;
+        if (first_use_of_loaded) work_.costed();
+        else work_.found_again();
         total += *hit;
         continue;
       }
     }
     KernelModel km = build_kernel_model(dag_, state, root, int(s), gpu_);
     stats_.kernels_costed++;
+    work_.costed();
     KernelCost cost;
     if (km.valid) cost = predict_kernel_cost(model_.get(), dag_, state, km, gpu_);
     else cost.total_ms = kInvalid;
@@ -97,6 +107,7 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
 
 double BeamSearch::evaluate(ScheduleState &state) {
   stats_.states_evaluated++;
+  work_.state(dag_.funcs.size());
   state.kernel_ms.assign(dag_.funcs.size(), 0.0);
   double total = 0;
   for (size_t f = 0; f < dag_.funcs.size(); f++) {
@@ -124,6 +135,7 @@ double BeamSearch::evaluate_child(const ScheduleState &parent, ScheduleState &ch
   // Without the memo every state is costed from scratch (the ablation's baseline).
   if (!options_.memo || parent.kernel_ms.size() != dag_.funcs.size()) return evaluate(child);
   stats_.states_evaluated++;
+  work_.state(dag_.funcs.size());
   const FuncDecision &d = child.decisions[func];
   std::vector<int> touched;
   if (d.level == ComputeLevel::Root) touched.push_back(func);
@@ -362,7 +374,7 @@ BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &f
   for (size_t step = 0; step < order_.size(); step++) {
     const int func = order_[step];
     // Anytime: once out of time, finish every state with its first (default) option only.
-    const bool hurry = out_of_time();
+    const bool hurry = out_of_budget();
     if (hurry) stats_.budget_exhausted = true;
     if (hurry && frozen_source && !beam.empty()) {
       // A fine pass out of time: the best state takes the first pass's decisions (inline or
@@ -386,7 +398,7 @@ BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &f
     for (const ScheduleState &state : beam) {
       // A step can be long (every state's options, fusions with every tiling of their kernel):
       // once out of time, the states expanded so far are the step's candidates.
-      if (!hurry && !next.empty() && out_of_time()) break;
+      if (!hurry && !next.empty() && out_of_budget()) break;
       std::vector<DecisionPtr> options = children(state, func, coarse || hurry, frozen, frozen_source, mode);
       for (DecisionPtr &d : options) {
         ScheduleState child = state;
@@ -469,20 +481,23 @@ bool BeamSearch::warm_pass(const ScheduleState &previous, SearchOutcome &outcome
 SearchOutcome BeamSearch::run(const ScheduleState *previous) {
   const double start = now_s();
   deadline_s_ = start + options_.time_budget_s;
+  work_.reset();
   stats_ = SearchStats{};
   stats_.strategy = "beam";
 
   SearchOutcome warm{ScheduleState(dag_), {}};
   if (previous && previous->num_decided > 0 && warm_pass(*previous, warm)) {
     stats_.time_ms = (now_s() - start) * 1e3;
+    stats_.work = work_.seconds();
     warm.stats = stats_;
     warm.ranked = {warm.best};
     return warm;
   }
-  const int64_t warm_states = stats_.states_evaluated;
+  const SearchStats warm_stats = stats_;
   stats_ = SearchStats{};
   stats_.strategy = "beam";
-  stats_.states_evaluated = warm_states;  // a failed warm pass still cost its states
+  stats_.states_evaluated = warm_stats.states_evaluated;  // a failed warm pass still cost its states
+  stats_.time_limit_reached = warm_stats.time_limit_reached;
 
   // Pass 0: inline or root only, narrow beam.
   Beam coarse = search_pass(/*coarse=*/true, {}, nullptr, std::max(4, options_.beam_size / 4));
@@ -491,7 +506,7 @@ SearchOutcome BeamSearch::run(const ScheduleState *previous) {
   stats_.passes_completed = 1;
 
   if (!coarse.empty()) {
-    for (int pass = 0; pass < options_.passes && !out_of_time(); pass++) {
+    for (int pass = 0; pass < options_.passes && !out_of_budget(); pass++) {
       // Coarse to fine: each pass starts from the best schedule so far and opens more kernels.
       const ScheduleState source = pass == 0 ? coarse.front() : outcome.best;
       const std::vector<bool> frozen = choose_frozen(source, 1.0 + pass);
@@ -505,6 +520,7 @@ SearchOutcome BeamSearch::run(const ScheduleState *previous) {
   if (options_.polish) polish(outcome);
   rank_finalists(outcome);
   stats_.time_ms = (now_s() - start) * 1e3;
+  stats_.work = work_.seconds();
   outcome.stats = stats_;
   return outcome;
 }
@@ -535,24 +551,24 @@ void BeamSearch::polish(SearchOutcome &outcome) {
   if (!outcome.best.complete() || !std::isfinite(outcome.best.cost_ms)) return;
   ScheduleState best = outcome.best;
   bool improved = true;
-  for (int round = 0; round < kPolishRounds && improved && !out_of_time(); round++) {
+  for (int round = 0; round < kPolishRounds && improved && !out_of_budget(); round++) {
     improved = false;
     for (int func : order_) {
-      if (out_of_time()) break;
+      if (out_of_budget()) break;
       for (const DecisionPtr &option : options_in(best, func, /*coarse=*/false)) {
         if (option == best.decisions.shared(func)) continue;
         ScheduleState child = best;
         child.decide(func, option);
         if (keep_polished_move(best, std::move(child), func)) improved = true;
       }
-      if (!out_of_time() && inline_left_to_polish(dag_, func) &&
+      if (!out_of_budget() && inline_left_to_polish(dag_, func) &&
           best.decisions[size_t(func)].level != ComputeLevel::Inline) {
         ScheduleState child = best;
         child.decide(func, inlined_decision());
         if (keep_polished_move(best, std::move(child), func)) improved = true;
       }
-      if (!out_of_time() && polish_inlined_with_retiling(best, func)) improved = true;
-      if (!out_of_time() && polish_pinned_reduction(best, func)) improved = true;
+      if (!out_of_budget() && polish_inlined_with_retiling(best, func)) improved = true;
+      if (!out_of_budget() && polish_pinned_reduction(best, func)) improved = true;
     }
   }
   widen(best);
@@ -584,7 +600,7 @@ bool BeamSearch::polish_inlined_with_retiling(ScheduleState &best, int func) {
   if (!inlined) return false;
   bool improved = false;
   for (const DecisionPtr &tiling : standalone(kernel, /*coarse=*/false)) {
-    if (out_of_time()) break;
+    if (out_of_budget()) break;
     if (tiling->level != ComputeLevel::Root || tiling == best.decisions.shared(kernel)) continue;
     ScheduleState child = best;
     child.decide(func, inlined);
@@ -604,7 +620,7 @@ bool BeamSearch::polish_pinned_reduction(ScheduleState &best, int func) {
   if (reduction < 0 || best.decisions[size_t(reduction)].level == ComputeLevel::Thread) return false;
   bool improved = false;
   for (const DecisionPtr &tiling : standalone(func, /*coarse=*/false)) {
-    if (out_of_time()) break;
+    if (out_of_budget()) break;
     if (tiling->level != ComputeLevel::Root || !tiling->tilings.front().in_thread.at(size_t(loop))) continue;
     ScheduleState child = best;
     child.decide(func, tiling);

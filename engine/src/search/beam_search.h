@@ -11,8 +11,8 @@
 //     and only a few random representatives of each group are evaluated (hierarchical sampling).
 //  4. Every kernel cost goes through a memo keyed by what the kernel computes, so states sharing
 //     kernels (most of them) share the work, within a run and across runs.
-//  5. The search is anytime: when the time budget runs out, the current beam is completed
-//     greedily and the best complete schedule so far is returned.
+//  5. The search is anytime: when its work budget (search_work.h) or its time limit runs out,
+//     the current beam is completed greedily and the best complete schedule so far is returned.
 //  6. Warm start (the daemon's next edit): given the previous schedule's decisions for the Funcs
 //     that did not change (warm_start.h), one fine pass searches only the changed Funcs and their
 //     producers and consumers, the others keeping their decisions. When that finds nothing valid,
@@ -27,6 +27,7 @@
 #include "cost/learned_model.h"
 #include "search/cost_memo.h"
 #include "search/schedule_state.h"
+#include "search/search_work.h"
 
 namespace hlsched {
 
@@ -115,7 +116,8 @@ private:
   /// A move must be predicted this much cheaper: below it the model cannot tell (lens_blur's
   /// gathered at 16x32 threads, predicted 1e-5 cheaper than 32x16, ran 1.29x slower on the H200).
   static constexpr double kPolishMinGain = 0.005;
-  bool out_of_time() const;
+  /// The work budget or the time limit has run out (noted in the stats).
+  bool out_of_budget();
 
   const PipelineDag &dag_;
   const GpuProfile &gpu_;
@@ -138,6 +140,7 @@ private:
   /// Draws the extra tail-free tilings of sample() (its own, so that the other draws stay as they were).
   std::mt19937_64 tail_free_rng_;
   SearchStats stats_;
+  SearchWork work_;
   double deadline_s_ = 0;
 };
 

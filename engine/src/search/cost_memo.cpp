@@ -103,12 +103,15 @@ uint64_t CostMemo::kernel_key(const std::vector<uint64_t> &content,
   return h.h;
 }
 
-const double *CostMemo::find(uint64_t key) const {
+const double *CostMemo::find(uint64_t key, bool *first_use_of_loaded) {
   auto it = costs_.find(key);
-  return it == costs_.end() ? nullptr : &it->second;
+  if (it == costs_.end()) return nullptr;
+  if (first_use_of_loaded) *first_use_of_loaded = it->second.loaded_unused;
+  it->second.loaded_unused = false;
+  return &it->second.total_ms;
 }
 
-void CostMemo::insert(uint64_t key, double total_ms) { costs_.emplace(key, total_ms); }
+void CostMemo::insert(uint64_t key, double total_ms) { costs_.emplace(key, Entry{total_ms, false}); }
 
 size_t CostMemo::load(const std::string &path) {
   // Read whole, checked whole: a file that is truncated, partly overwritten, of another version
@@ -131,7 +134,7 @@ size_t CostMemo::load(const std::string &path) {
   std::memcpy(records.data(), contents.data() + records_at, records_size);
   for (const Record &r : records)
     if (std::isnan(r.total_ms) || r.total_ms < 0) return 0;  // not a cost: written by something else
-  for (const Record &r : records) costs_.emplace(r.key, r.total_ms);
+  for (const Record &r : records) costs_.emplace(r.key, Entry{r.total_ms, true});
   return records.size();
 }
 
@@ -139,8 +142,8 @@ bool CostMemo::save(const std::string &path) const {
   std::string contents = std::string(kMagic) + "\n";
   const uint64_t count = costs_.size();
   contents.append(reinterpret_cast<const char *>(&count), sizeof count);
-  for (const auto &[key, total_ms] : costs_) {
-    const Record r{key, total_ms};
+  for (const auto &[key, entry] : costs_) {
+    const Record r{key, entry.total_ms};
     contents.append(reinterpret_cast<const char *>(&r), sizeof r);
   }
   const uint64_t checksum = XXH3_64bits(contents.data(), contents.size());

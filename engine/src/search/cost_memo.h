@@ -29,8 +29,11 @@ public:
                       int stage, const std::string &gpu_name) const;
 
   /// A kernel's predicted milliseconds (+inf: invalid). The search needs only the total; the
-  /// terms of the chosen schedule are computed again for the report.
-  const double *find(uint64_t key) const;
+  /// terms of the chosen schedule are computed again for the report. `first_use_of_loaded`, when
+  /// given, is set to whether the entry came from load() and was not found before: the search
+  /// counts such a hit as a costing, so that its work (and its schedule) does not depend on what
+  /// a memo file held.
+  const double *find(uint64_t key, bool *first_use_of_loaded = nullptr);
   void insert(uint64_t key, double total_ms);
   size_t size() const { return costs_.size(); }
 
@@ -41,7 +44,11 @@ public:
   bool save(const std::string &path) const;
 
 private:
-  std::unordered_map<uint64_t, double> costs_;
+  struct Entry {
+    double total_ms;
+    bool loaded_unused;  ///< read by load() and not found since
+  };
+  std::unordered_map<uint64_t, Entry> costs_;
 };
 
 }  // namespace hlsched

@@ -86,6 +86,7 @@ void apply_plugin_options(const BenchVariant &variant, AnalysisRequest &request)
     if (key == "model") request.search.model = value;
     if (key == "weights") request.search.weights = value;
     if (key == "decisions") request.decisions_path = value;
+    if (key == "work-budget" || key == "work_budget") request.search.work_budget = std::stod(value);
     if (key == "time-budget" || key == "time_budget") request.search.time_budget_s = std::stod(value);
   }
 }

@@ -104,7 +104,8 @@ int pick_and_record(const MeasureRequest &request, const std::string &results_pa
 std::string candidate_plugin_options(const AutoschedulerOptions &search, const std::string &gpu_profile, int candidate) {
   std::string text = "gpu=" + gpu_profile + ",strategy=beam,candidate=" + std::to_string(candidate) +
                      ",beam-size=" + std::to_string(search.beam_size) + ",passes=" + std::to_string(search.passes) +
-                     ",seed=" + std::to_string(search.seed) + ",time-budget=" + number_text(search.time_budget_s) +
+                     ",seed=" + std::to_string(search.seed) + ",work-budget=" + number_text(search.work_budget) +
+                     ",time-budget=" + number_text(search.time_budget_s) +
                      ",model=" + search.model;
   if (!search.weights.empty()) text += ",weights=" + fs::absolute(search.weights).string();
   if (!search.freeze) text += ",no-freeze";

@@ -176,11 +176,17 @@ void add_schedule_warnings(const Document &d, const GeneratorClass *g, const Doc
     if (r)
       out.push_back(make(*r, Severity::Information, "dominant_stage", explain_stage(s, summary.predicted_runtime_ms)));
   }
-  if (summary.search.is_object() && summary.search.value("budget_exhausted", false)) {
+  if (summary.search.is_object() && summary.search.value("time_limit_reached", false)) {
     out.push_back(make(at_class, Severity::Warning, "search_budget",
-                       "the schedule search stopped at its time budget (" +
+                       "the schedule search stopped at its time limit (" +
                            std::to_string(a.settings.search.time_budget_s).substr(0, 4) +
-                           " s); a larger \"time_budget_s\" may find a faster schedule."));
+                           " s) before its work was done: on a busy machine it may choose another schedule; a larger "
+                           "\"time_budget_s\" lets it finish."));
+  } else if (summary.search.is_object() && summary.search.value("budget_exhausted", false)) {
+    out.push_back(make(at_class, Severity::Warning, "search_budget",
+                       "the schedule search used up its work budget (" +
+                           std::to_string(a.settings.search.work_budget).substr(0, 4) +
+                           "); a larger \"work_budget\" may find a faster schedule."));
   }
 }
 

@@ -106,6 +106,7 @@ AnalysisRequest make_analysis_request(const AnalysisJob &job, const fs::path &fi
   request.search.seed = s.search.seed;
   request.search.model = s.search.model;
   request.search.weights = s.search.weights;
+  request.search.work_budget = s.search.work_budget;
   request.search.time_budget_s = s.search.time_budget_s;
   request.search.memo_path = job.memo_path.string();
   request.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(s.timeout_s * 1000));

@@ -87,6 +87,8 @@ std::vector<std::string> apply_settings(const json &input, ServerSettings &setti
         throw InvalidParamsError("model", "expected \"hand\", \"learned\" or \"both\", got \"" + updated.search.model + "\"");
     } else if (key == "weights") {
       updated.search.weights = get_string(value, "weights");
+    } else if (key == "work_budget") {
+      updated.search.work_budget = get_positive_number(value, "work_budget");
     } else if (key == "time_budget_s") {
       updated.search.time_budget_s = get_positive_number(value, "time_budget_s");
     } else if (key == "timeout") {
@@ -127,6 +129,7 @@ json settings_to_json(const ServerSettings &s) {
           {"seed", s.search.seed},
           {"model", s.search.model},
           {"weights", s.search.weights},
+          {"work_budget", s.search.work_budget},
           {"time_budget_s", s.search.time_budget_s},
           {"timeout", s.timeout_s},
           {"memory_limit_mb", s.memory_limit_mb},

@@ -7,7 +7,7 @@
 //
 //   {"gpu_profile": "a100", "strategy": "beam", "beam_size": 32, "passes": 2,
 //    "freeze": true, "sampling": true, "memo": true, "seed": 0,
-//    "time_budget_s": 8,                                     // AutoschedulerOptions
+//    "work_budget": 8, "time_budget_s": 30,                 // AutoschedulerOptions
 //    "timeout": 60, "memory_limit_mb": 8192,                 // worker limits (CLI: --timeout)
 //    "generator": "blur", "params": {"schedule": "none"},    // which generator, GeneratorParams
 //    "compile_flags": ["-DFOO"], "debounce_ms": 400,
@@ -47,7 +47,8 @@ struct SearchSettings {
   bool sampling = true;
   bool memo = true;
   std::uint64_t seed = 0;
-  double time_budget_s = 8.0;
+  double work_budget = 8.0;          ///< counted work, reference seconds (search/search_work.h)
+  double time_budget_s = 30.0;       ///< wall-clock limit besides
   std::string model = "both";        ///< cost model: "hand", "learned" or "both"
   std::string weights;               ///< learned model weights file (empty: embedded)
 };

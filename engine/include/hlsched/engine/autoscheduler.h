@@ -27,7 +27,14 @@ struct AutoschedulerOptions {
   bool polish = true;           ///< a final coordinate descent from the best schedule, then widening (BeamSearch::polish)
   bool memo = true;             ///< reuse per-kernel costs across states (and across runs)
   uint64_t seed = 0;            ///< random choices (sampling, tie breaks) are deterministic per seed
-  double time_budget_s = 8.0;   ///< anytime: the best schedule found when this runs out
+  /// Anytime: how much the search may do before it returns its best schedule so far, counted in
+  /// work (kernel costings and states), not on the clock, in seconds of the reference machine
+  /// (search/search_work.h): the same pipeline and options give the same schedule on any machine
+  /// under any load.
+  double work_budget = 8.0;
+  /// A wall-clock limit besides (a slow or overloaded machine): when it runs out first the search
+  /// returns its best so far, and its pick may then depend on the load (SearchStats::time_limit_reached).
+  double time_budget_s = 30.0;
   std::string memo_path;        ///< optional file to load the cost memo from and save it to
   /// The cost model: "hand" (the GPU profile's rates, default coefficients), "learned" (the
   /// hybrid network of cost/learned_model.h, with `weights` or the GPU's embedded weights) or
@@ -66,7 +73,9 @@ struct SearchStats {
   int passes_completed = 0;
   int polished_moves = 0;         ///< decisions the final coordinate descent changed (cheaper)
   int widened_kernels = 0;        ///< kernels made a warp wide along x after it (BeamSearch::widen)
-  bool budget_exhausted = false;  ///< the time budget ran out before the planned passes
+  bool budget_exhausted = false;  ///< the work budget or the time limit ran out before the planned passes
+  bool time_limit_reached = false;///< it was the time limit (the pick may depend on the machine's load)
+  double work = 0;                ///< the work done, in work_budget's unit (reference seconds)
   std::string fallback;           ///< why the simple schedule was used instead, if it was
   std::string strategy;
 };
