@@ -16,17 +16,27 @@ using namespace hlsched::testing;
 
 namespace {
 
-// `prod` fused per block of `out`, tiled 32x8 with one point per thread; every other Func inlined.
-ScheduleSpec prod_per_block(const Halide::Pipeline &pipeline, const PipelineDag &dag, const GpuProfile &gpu) {
-  const int o = func_named(dag, "out"), p = func_named(dag, "prod");
+// `fused` (default `prod`) fused per block of `root` (default `out`), tiled 32x8 with one point per
+// thread; every other Func inlined, or a kernel of its own so tiled if it is an output.
+ScheduleSpec prod_per_block(const Halide::Pipeline &pipeline, const PipelineDag &dag, const GpuProfile &gpu,
+                            const std::string &root = "out", const std::string &fused = "prod") {
+  const int o = func_named(dag, root), p = func_named(dag, fused);
   REQUIRE(o >= 0);
   REQUIRE(p >= 0);
   const std::optional<FuncDecision> tiled = root_option_where(dag, o, gpu, one_point_per_thread_32x8);
   REQUIRE(tiled);
   ScheduleState state(dag);
   state.decide(o, *tiled);
-  for (size_t f = 0; f < dag.funcs.size(); f++)
-    if (int(f) != o && int(f) != p) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+  for (size_t f = 0; f < dag.funcs.size(); f++) {
+    if (int(f) == o || int(f) == p) continue;
+    if (!dag.funcs[f].is_output) {
+      state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+      continue;
+    }
+    const std::optional<FuncDecision> own = root_option_where(dag, int(f), gpu, one_point_per_thread_32x8);
+    REQUIRE(own);
+    state.decide(int(f), *own);
+  }
   state.decide(p, FuncDecision{ComputeLevel::Block, o, {}});
   REQUIRE(state.complete());
   return state_to_spec(dag, state, gpu);
@@ -92,4 +102,37 @@ TEST_CASE("a Func per block read through a clamp keeps constant thread extents",
   CHECK(has(p, Directive::Kind::Split));
   apply_schedule(spec, pipeline, ApplyMode::Gpu);
   CHECK(launches_gpu_kernels(compile_for_cuda(pipeline)));
+}
+
+TEST_CASE("a Func per block under a root read at scaled coordinates keeps constant thread extents", "[schedule][fusion]") {
+  // mid's tiles end where its realized region does, an expression of out's reads at (x * 4, y / 2)
+  // through which Halide's bound of prod's thread loops lost the tile: random pipeline 640037
+  // launched 261x8 threads per block (CUDA_ERROR_INVALID_VALUE).
+  using namespace Halide;
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  ImageParam in = float_input_512x512();
+  Var x("x"), y("y");
+  Func prod("prod"), mid("mid"), out("out");
+  prod(x, y) = in(x, y) * 2.0f + 1.0f;
+  mid(x, y) = clamp(prod(x, y), -1.0f, 1.0f);
+  out(x, y) = mid(x * 4, y / 2) + mid(x * 4 + 1, y / 2 + 1);
+  out.set_estimates({{0, 100}, {0, 990}});
+  const Pipeline pipeline(out);
+  const PipelineDag dag = build_pipeline_dag(pipeline);
+  const ScheduleSpec spec = prod_per_block(pipeline, dag, gpu, "mid");
+  INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
+  CHECK(schedule_of(spec, "prod").level == ComputeLevel::Block);
+  CHECK(has(schedule_of(spec, "prod"), Directive::Kind::Split));
+  apply_schedule(spec, pipeline, ApplyMode::Gpu);
+  const std::vector<std::string> extents = launch_thread_extents(compile_for_cuda(pipeline));
+  REQUIRE(extents.size() >= 6);  // two kernels
+  for (size_t k = 0; k + 2 < extents.size(); k += 3) {
+    int64_t threads = 1;
+    for (size_t d = k; d < k + 3; d++) {
+      INFO("threads per block along one dimension: " << extents[d]);
+      REQUIRE(is_number(extents[d]));
+      threads *= std::stoll(extents[d]);
+    }
+    CHECK(threads <= 1024);
+  }
 }

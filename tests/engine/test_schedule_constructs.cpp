@@ -131,14 +131,6 @@ TEST_CASE("a reduction fused per block is charged its shared memory and barriers
   CHECK(charged);
 }
 
-namespace {
-
-bool is_number(const std::string &s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-}  // namespace
-
 // Halide bounds a kernel's thread loops over all its blocks at once; where a Func computed per
 // block reads clamped coordinates (a boundary condition), that bound is the whole image, and a
 // bare gpu_threads over such a Func launched 1536x2560 threads per block (interpolate on the
@@ -1222,16 +1214,16 @@ struct TotalPipeline {
   Halide::ImageParam in{Halide::UInt(8), 2, "in"};
   Halide::Func total{"total"}, out{"out"};
   Halide::Pipeline pipeline;
-  TotalPipeline() {
+  explicit TotalPipeline(int width = 512) {
     using namespace Halide;
     Var x("x"), y("y");
-    in.dim(0).set_estimate(0, 512);
+    in.dim(0).set_estimate(0, width);
     in.dim(1).set_estimate(0, 256);
-    RDom r(0, 512, 0, 256, "r_total");
+    RDom r(0, width, 0, 256, "r_total");
     total() = 0;
     total() += cast<int32_t>(in(r.x, r.y));
-    out(x, y) = cast<int32_t>(in(x, y)) * (512 * 256) - total();
-    out.set_estimates({{0, 512}, {0, 256}});
+    out(x, y) = cast<int32_t>(in(x, y)) * (width * 256) - total();
+    out.set_estimates({{0, width}, {0, 256}});
     pipeline = Pipeline(out);
   }
 };
@@ -1366,6 +1358,91 @@ TEST_CASE("a total run in one thread is factored into partial results", "[schedu
   Halide::Buffer<int32_t> result = cpu.pipeline.realize({512, 256}, cpu_target());
   CHECK(result(3, 5) == int32_t(int64_t(input(3, 5)) * 512 * 256 - sum));
   CHECK(result(511, 255) == int32_t(int64_t(input(511, 255)) * 512 * 256 - sum));
+}
+
+TEST_CASE("a total's many partial results are combined in two levels", "[schedule][constructs][partials]") {
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  TotalPipeline p(2048);
+  const PipelineDag dag = build_pipeline_dag(p.pipeline);
+  const int total = func_named(dag, "total"), out = func_named(dag, "out");
+  REQUIRE(total >= 0);
+
+  // Offered beside the one-level partial results: 2,048 of them, regrouped by 32 threads.
+  const std::vector<FuncDecision> options = standalone_options(dag, total, gpu, OptionLimits{});
+  auto find = [&](int64_t regroup) {
+    auto it = std::find_if(options.begin(), options.end(), [&](const FuncDecision &d) {
+      return d.tilings.size() == 2 && d.tilings[1].partials && d.tilings[1].partials_regroup == regroup;
+    });
+    REQUIRE(it != options.end());
+    return *it;
+  };
+  const FuncDecision one_level = find(0), two_levels = find(32);
+  CHECK(decision_constructs(dag, total, two_levels) ==
+        std::vector<std::string>{"root kernel", "single thread", "partial results (rfactor)"});
+
+  // Kernel model: the one thread steps through 32 groups, not 2,048 partial results; the groups'
+  // threads through 64 each; two more kernels. Cheaper at this many.
+  const ScheduleState regrouped = decided_with(dag, out, total, two_levels, gpu),
+                      factored = decided_with(dag, out, total, one_level, gpu);
+  const KernelModel km = build_kernel_model(dag, regrouped, total, 1, gpu);
+  REQUIRE(km.valid);
+  CHECK(km.partial_results == 2048);
+  CHECK(km.partials_regroup == 32);
+  const KernelModel once = build_kernel_model(dag, factored, total, 1, gpu);
+  const KernelCost regrouped_cost = cost_of_kernel(km, gpu), once_cost = cost_of_kernel(once, gpu);
+  CHECK(regrouped_cost.terms_ms.at("reduction_chain") <
+        once_cost.terms_ms.at("reduction_chain") - (2048 - 32 - 64) * gpu.partial_combine_step_seconds * 1e3 * 0.99);
+  CHECK(regrouped_cost.terms_ms.at("launch") == Approx(once_cost.terms_ms.at("launch") + 2 * gpu.kernel_launch_seconds * 1e3));
+  CHECK(regrouped_cost.total_ms < once_cost.total_ms);
+  // The learned model (no feature tells it the levels apart) prices the kernel with one level,
+  // plus the hand model's difference (at most halving it).
+  AutoschedulerOptions learned_options;
+  learned_options.model = "learned";
+  const std::shared_ptr<const LearnedCostModel> learned = select_cost_model(learned_options);
+  REQUIRE(learned);
+  const KernelCost learned_regrouped = predict_kernel_cost(learned.get(), dag, regrouped, km, gpu),
+                   learned_once = predict_kernel_cost(learned.get(), dag, factored, once, gpu);
+  CHECK(learned_regrouped.total_ms ==
+        Approx(std::max(learned_once.total_ms + regrouped_cost.total_ms - once_cost.total_ms, 0.5 * learned_once.total_ms))
+            .epsilon(1e-9));
+  CHECK(learned_regrouped.total_ms < learned_once.total_ms);
+  // Small totals keep one level: 64 partial results are not worth two more kernels.
+  TotalPipeline narrow(64);
+  const PipelineDag narrow_dag = build_pipeline_dag(narrow.pipeline);
+  for (const FuncDecision &d : standalone_options(narrow_dag, func_named(narrow_dag, "total"), gpu, OptionLimits{}))
+    for (const StageTiling &t : d.tilings) CHECK(t.partials_regroup == 0);
+
+  // Emitted as a second rfactor of the combining stage's loop over the partial results.
+  const ScheduleSpec spec = state_to_spec(dag, regrouped, gpu);
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  const std::string t = cpp_identifier(dag.funcs[total].name);
+  CHECK(code.find("Func " + t + "_intm = " + t + ".update(0).rfactor(r_total_x, part);") != std::string::npos);
+  CHECK(code.find("Func " + t + "_intm_1 = " + t +
+                  ".update(0).split(r_total_x, r_total_xo, r_total_xi, 32, TailStrategy::GuardWithIf)\n"
+                  "    .rfactor(r_total_xi, group);") != std::string::npos);
+  CHECK(code.find(t + ".update(0).gpu_single_thread();") != std::string::npos);
+  CHECK(code.find(t + "_intm_1.update(0).gpu_tile(group, groupo, groupi, 32, TailStrategy::GuardWithIf)\n"
+                  "    .reorder(r_total_xo, groupi, groupo);") != std::string::npos);
+
+  // Compiles for CUDA: two kernels more than one level, each launched once; on the CPU, the exact sum.
+  apply_schedule(spec, p.pipeline, ApplyMode::Gpu);
+  const CompiledPipeline kernels = compile_pipeline(p.pipeline, default_gpu_target());
+  CHECK_FALSE(launched_in_a_loop(kernels.lowered_stmt, dag.funcs[total].name + "_intm$1.s1"));
+  TotalPipeline q(2048);
+  apply_schedule(state_to_spec(build_pipeline_dag(q.pipeline), factored, gpu), q.pipeline, ApplyMode::Gpu);
+  CHECK(kernels.gpu_kernels == compile_pipeline(q.pipeline, default_gpu_target()).gpu_kernels + 2);
+
+  TotalPipeline cpu(2048);
+  apply_schedule(state_to_spec(build_pipeline_dag(cpu.pipeline), regrouped, gpu), cpu.pipeline, ApplyMode::Cpu);
+  Halide::Buffer<uint8_t> input(2048, 256);
+  int64_t sum = 0;
+  for (int y = 0; y < 256; y++)
+    for (int x = 0; x < 2048; x++) sum += (input(x, y) = uint8_t((x * 7 + y * 13) % 251));
+  cpu.in.set(input);
+  Halide::Buffer<int32_t> result = cpu.pipeline.realize({2048, 256}, cpu_target());
+  CHECK(result(3, 5) == int32_t(int64_t(input(3, 5)) * 2048 * 256 - sum));
+  CHECK(result(2047, 255) == int32_t(int64_t(input(2047, 255)) * 2048 * 256 - sum));
 }
 
 TEST_CASE("a histogram without atomics is factored into partial histograms", "[schedule][constructs][partials]") {

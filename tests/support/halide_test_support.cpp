@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "halide_test_support.h"
 
 #include <stdexcept>
@@ -66,6 +67,10 @@ std::vector<std::string> launch_thread_extents(const std::string &lowered_stmt, 
     }
   }
   return out;
+}
+
+bool is_number(const std::string &extent) {
+  return !extent.empty() && std::all_of(extent.begin(), extent.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 int64_t count_differences(const Halide::Buffer<> &a, const Halide::Buffer<> &b) {

@@ -40,6 +40,8 @@ bool launches_gpu_kernels(const std::string &lowered_stmt);
 /// arguments, three per launch), as written: a number, or the expression Halide computes at run
 /// time. With `kernel`, only the launches whose call names a kernel containing it.
 std::vector<std::string> launch_thread_extents(const std::string &lowered_stmt, const std::string &kernel = "");
+/// Whether a launch extent of launch_thread_extents is a constant (digits only).
+bool is_number(const std::string &extent);
 
 /// How many bytes of two outputs differ: exact comparison, floats included (cpu_target() keeps
 /// float arithmetic as written). Throws std::invalid_argument when their sizes differ.

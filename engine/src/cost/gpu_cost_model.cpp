@@ -172,9 +172,14 @@ KernelCost cost_of_kernel(const KernelModel &k, const GpuProfile &gpu) {
   const double reduction_chain = waves * k.serial_steps_per_thread * step;
   // Partial results of a factored reduction: the kernel above computes them, one more kernel
   // initializes them and the stage's own kernel combines them, a thread per point of the Func (a
-  // few thousand at most: in parallel) stepping through them.
-  const double combine = k.partial_results * gpu.partial_combine_step_seconds;
-  const double extra_launches = k.partial_results > 0 ? 2 * gpu.kernel_launch_seconds : 0.0;
+  // few thousand at most: in parallel) stepping through them. A total's regrouped ones: two more
+  // kernels (initialized, then each of the groups' threads steps through its share), and the one
+  // thread through the groups.
+  const double combine_steps =
+      k.partials_regroup > 0 ? k.partials_regroup + std::ceil(k.partial_results / k.partials_regroup) : k.partial_results;
+  const double combine = combine_steps * gpu.partial_combine_step_seconds;
+  const double extra_launches =
+      k.partial_results > 0 ? (k.partials_regroup > 0 ? 4 : 2) * gpu.kernel_launch_seconds : 0.0;
   // Producers fused into a pure kernel (per thread or per block): each thread computes its share
   // of their points one after another before its own, each point waiting on its loads like a
   // reduction step; unrolled in registers, the points' loads overlap as unrolled steps do. The

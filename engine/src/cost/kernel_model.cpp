@@ -1013,6 +1013,7 @@ private:
       km.store_efficiency = 1;  // consecutive threads, consecutive partial results
       // Combined a thread per point of the Func (one for a total), each over every partial result.
       km.partial_results = partial;
+      if (per_point < 0 && region_points <= 1) km.partials_regroup = double(tiling.partials_regroup);
     }
     if (tiling.atomic || tiling.privatized) {
       km.store_instruction_efficiency = km.store_efficiency;

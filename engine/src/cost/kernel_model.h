@@ -110,6 +110,9 @@ struct KernelModel {
   /// Partial results of a factored reduction (StageTiling::partials) per point of the Func, which
   /// the stage then combines, a thread per point (one for a total); 0 otherwise.
   double partial_results = 0;
+  /// A total's partial results combined in two levels (StageTiling::partials_regroup): this many
+  /// threads each step through every this-many-th, then one thread through theirs. 0: one level.
+  double partials_regroup = 0;
   std::vector<GlobalRead> global_reads;
   std::vector<FusedFunc> fused;
   /// The sibling whose kernel also computes this stage (FuncDecision::computed_with): one launch

@@ -263,7 +263,14 @@ FuncSchedule privatize_stage(const FuncNode &f, const StageNode &stage, const St
 //   f_intm.compute_root().gpu_tile(part, parto, parti, 32);  // initializes them (a histogram's
 //                                                            // bins serially in each thread)
 //   f_intm.update(0).gpu_tile(part, parto, parti, 32).reorder(ry, ..., parti, parto);
-// Returns the intermediate's schedule, which follows f's in the spec.
+// Returns the intermediate's schedule, which follows f's in the spec. A total combined in two
+// levels (StageTiling::partials_regroup) is factored once more, its partial results regrouped:
+//   Func f_intm_1 = f.update(k).split(rx, rxo, rxi, 32, GuardWithIf).rfactor(rxi, group);
+//   f.update(k).gpu_single_thread();                         // combines the 32 groups
+//   f_intm_1.compute_root().gpu_tile(group, groupo, groupi, 32);
+//   f_intm_1.update(0).gpu_tile(group, groupo, groupi, 32).reorder(rxo, groupi, groupo);
+// (after the first rfactor, the stage's reduction loop over the partial results keeps rx's name;
+// consecutive threads read consecutive partial results).
 // A row or column reduction's partial results per point (StageTiling::partials with a pure loop):
 // the factored reduction loop is split by the partial results per point, and its inner part
 // factored out, so that consecutive partial results take consecutive iterations:
@@ -327,16 +334,46 @@ FuncSchedule partial_results_per_point_stage(const FuncNode &f, const StageNode 
   return intermediate_schedule;
 }
 
-FuncSchedule partial_results_stage(const FuncNode &f, const StageNode &stage, const StageTiling &tiling,
-                                   StageSchedule &out) {
+// The second level of a total's partial results (StageTiling::partials_regroup): `merged` is the
+// combining stage's loop over the first level's partial results.
+FuncSchedule regrouped_partial_results(const FuncNode &f, const std::string &merged, int64_t groups, LoopNames &fresh,
+                                       StageSchedule &out) {
+  const std::string steps = fresh.make(merged, "o"), lanes = fresh.make(merged, "i");
+  const std::string group = fresh.make("group", ""), group_o = fresh.make(group, "o"), group_i = fresh.make(group, "i");
+  const std::string intermediate = f.name + "_intm$1";  // the name Halide 14 gives a second one
+  out.rvars.insert(out.rvars.end(), {steps, lanes});
+  out.directives.push_back(Directive{Kind::Split, {merged, steps, lanes}, {groups}, kGuard});
+  out.directives.push_back(Directive{Kind::RFactor, {lanes, group}, {}, Halide::TailStrategy::Auto, intermediate});
+
+  FuncSchedule regrouped;
+  regrouped.func = intermediate;
+  regrouped.level = ComputeLevel::Root;
+  regrouped.comment = "the partial results of " + f.name + "'s partial results: " + std::to_string(groups) +
+                      ", a GPU thread each stepping through every " + std::to_string(groups) + "th";
+  const Directive tile{Kind::GpuTile, {group, group_o, group_i}, {groups}, kGuard};
+  StageSchedule pure;
+  pure.directives = {Directive{Kind::ComputeRoot}, tile};
+  StageSchedule update;
+  update.stage = 1;
+  update.rvars = {steps};
+  update.directives = {tile, Directive{Kind::Reorder, {steps, group_i, group_o}}};
+  regrouped.stages = {pure, update};
+  return regrouped;
+}
+
+std::vector<FuncSchedule> partial_results_stage(const FuncNode &f, const StageNode &stage, const StageTiling &tiling,
+                                                StageSchedule &out) {
   if (const int factored = partial_loop_per_point(tiling, stage); factored >= 0)
-    return partial_results_per_point_stage(f, stage, tiling, size_t(factored), out);
+    return {partial_results_per_point_stage(f, stage, tiling, size_t(factored), out)};
   LoopNames fresh(stage);
   for (const std::string &arg : f.args) fresh.reserve(arg);
   const std::string &inner = tiling.vars.front();
   const std::string part = fresh.make("part", ""), part_o = fresh.make(part, "o"), part_i = fresh.make(part, "i");
   const std::string intermediate = f.name + "_intm";  // the name Halide 14 gives it
   out.directives.push_back(Directive{Kind::RFactor, {inner, part}, {}, Halide::TailStrategy::Auto, intermediate});
+  std::vector<FuncSchedule> intermediates(1);
+  if (f.args.empty() && tiling.partials_regroup > 0)
+    intermediates.push_back(regrouped_partial_results(f, inner, tiling.partials_regroup, fresh, out));
   if (f.args.empty()) {
     out.directives.push_back(Directive{Kind::GpuSingleThread});
   } else {
@@ -366,7 +403,8 @@ FuncSchedule partial_results_stage(const FuncNode &f, const StageNode &stage, co
   order.push_back(part_o);
   update.directives = {tile, Directive{Kind::Reorder, order}};
   partials.stages = {pure, update};
-  return partials;
+  intermediates.front() = std::move(partials);
+  return intermediates;
 }
 
 // Whether Halide's region of Func `f`, fused per block into the kernel of `root`, is the image of
@@ -388,6 +426,28 @@ bool region_follows_tile(const PipelineDag &dag, const ScheduleState &state, int
         if (!region_follows_tile(dag, state, int(c), root, depth + 1)) return false;
       }
   }
+  return true;
+}
+
+// Whether the tiles of root Func `root` end where Halide keeps its bound of a per-block Func's
+// thread loops to the tile: a kernel's tiles end where its realized region does, which for an
+// output is its buffer, and otherwise an expression of what its consumers need. Read at scaled
+// coordinates (x * 4, y / 2), that expression is one through which Halide's bound of the thread
+// loops loses the tile, and it becomes the whole region (random pipeline 640037: mix_1, read at
+// (x * 4, y / 2), launched 261x8 threads for a boundary condition computed per 32x8 tile,
+// CUDA_ERROR_INVALID_VALUE). Translations, broadcasts and data-dependent reads keep it.
+bool tiles_end_simply(const PipelineDag &dag, int root) {
+  const FuncNode &r = dag.funcs[size_t(root)];
+  if (r.is_output) return true;
+  for (const FuncNode &c : dag.funcs)
+    for (const StageNode &s : c.stages)
+      for (const ProducerAccess &a : s.accesses) {
+        if (a.producer != r.name || !a.is_affine) continue;
+        for (const std::vector<AffineExpr> *bounds : {&a.region_min, &a.region_max})
+          for (const AffineExpr &e : *bounds)
+            for (const auto &[var, coefficient] : e.coefficients)
+              if (coefficient != 0 && std::abs(coefficient) != 1) return false;
+      }
   return true;
 }
 
@@ -424,7 +484,8 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
   // on its way in or out is clamped and one pass covers the box, the loops go to the threads as
   // they are (Halide bounds them by the tile's image): under a consumer with GuardWithIf tails
   // the split's bounds are computed per block and per thread, and camera_pipe's three Funcs per
-  // block ran 1.43x faster on the H100 unsplit (0.090 -> 0.063 ms, session 29).
+  // block ran 1.43x faster on the H100 unsplit (0.090 -> 0.063 ms, session 29). Only where the
+  // root's tiles end simply (tiles_end_simply).
   const bool unsplit = follows_tile && layout.passes <= 1;
   LoopNames fresh(f.stages[0]);
   for (const StageNode &s : f.stages)
@@ -687,7 +748,8 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
               stage.directives.push_back(Directive{Kind::AlignBounds, {loop}, {modulus}});
         }
         if (d.tilings[s].partials) {
-          intermediates.push_back(partial_results_stage(func, func.stages[s], d.tilings[s], stage));
+          for (FuncSchedule &made : partial_results_stage(func, func.stages[s], d.tilings[s], stage))
+            intermediates.push_back(std::move(made));
           fs.stages.push_back(stage);
           continue;
         }
@@ -746,7 +808,8 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
         fs.stages = schedule_block_fused(func, state.decisions[d.kernel_root].tilings.back(),
                                          fused ? fused->box : std::vector<double>{}, gpu,
                                          block_shape_of_root[d.kernel_root],
-                                         region_follows_tile(dag, state, f, d.kernel_root) &&
+                                         tiles_end_simply(dag, d.kernel_root) &&
+                                             region_follows_tile(dag, state, f, d.kernel_root) &&
                                              reads_affinely(dag, state, f),
                                          stage);
       } else {

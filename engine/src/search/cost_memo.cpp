@@ -21,7 +21,7 @@ using Hasher = ContentHash<0x2545f4914f6cdd1dULL>;
 // The file format: a magic line, the record count (uint64), fixed-size records (key, total
 // milliseconds), then the XXH3-64 of everything before it. Native byte order: the file stays
 // on the machine that wrote it.
-constexpr char kMagic[] = "hlsched-cost-memo-v46";  // a new cost model or layout: a new version
+constexpr char kMagic[] = "hlsched-cost-memo-v47";  // a new cost model or layout: a new version
 
 struct Record {
   uint64_t key;
@@ -72,6 +72,7 @@ uint64_t CostMemo::kernel_key(const std::vector<uint64_t> &content,
   for (const StageTiling &t : state.decisions[root].tilings) {
     for (size_t i = 0; i < t.vars.size(); i++) h.add(uint64_t(t.threads[i] * 1024 + t.serial[i]) * 2 + t.in_thread[i]);
     if (t.partials) h.add(uint64_t(0x9a271a15));
+    if (t.partials_regroup > 0) h.add(uint64_t(t.partials_regroup) + 0x2e900000);
     h.add(uint64_t(t.single_thread) | uint64_t(t.atomic) << 1 | uint64_t(t.privatized) << 2 |
           uint64_t(t.reduction_unroll) << 3 | uint64_t(t.slab) << 16);
   }

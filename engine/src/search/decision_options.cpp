@@ -440,6 +440,10 @@ std::optional<StageTiling> partials_tiling(const FuncNode &f, const StageNode &u
   return t;
 }
 
+// A total's partial results combined in two levels only from this many: below, the two more
+// kernels cost more than the one thread's steps they save.
+constexpr int64_t kMinPartialResultsToRegroup = 256;
+
 // Partial results per point: only where the pure loop's points are too few to keep the GPU
 // busy (a row of a 720-row image: 720 threads), and each partial result still takes several
 // steps of the reduction.
@@ -768,6 +772,9 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
     // block (more SMs busy); random walks also a warp to four.
     const std::vector<int64_t> partial_threads =
         limits.every_update_option ? std::vector<int64_t>{32, 64, 128} : std::vector<int64_t>{32};
+    // A total's many partial results are also combined in two levels (StageTiling::partials_regroup).
+    const std::vector<int64_t> regroups =
+        limits.every_update_option ? std::vector<int64_t>{16, 32, 64} : std::vector<int64_t>{32};
     for (size_t s = 1; s < f.stages.size(); s++) {
       bool any = false;
       for (int64_t threads : partial_threads)
@@ -776,6 +783,11 @@ std::vector<FuncDecision> standalone_options(const PipelineDag &dag, int func, c
           variant.tilings[s] = *p;
           options.push_back(variant);
           any = true;
+          if (!f.args.empty() || p->extents.front() < kMinPartialResultsToRegroup) continue;
+          for (int64_t regroup : regroups) {
+            variant.tilings[s].partials_regroup = regroup;
+            options.push_back(variant);
+          }
         }
       if (any) break;
     }

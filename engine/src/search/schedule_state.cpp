@@ -141,6 +141,7 @@ uint64_t ScheduleState::exact_hash() const {
       hasher.add(t.atomic);
       hasher.add(t.privatized);
       if (t.partials) hasher.add(uint64_t(0x9a271a15));
+      if (t.partials_regroup > 0) hasher.add(uint64_t(t.partials_regroup) + 0x2e900000);
       // Only when used: states without them hash (and break ties) as before they existed.
       if (t.reduction_unroll > 1 || t.own_tiling) {
         hasher.add(uint64_t(t.reduction_unroll));
@@ -170,6 +171,7 @@ uint64_t ScheduleState::structural_hash() const {
       if (t.slab > 0) hasher.add(uint64_t(0x51ab0000));
       hasher.add(t.privatized);
       if (t.partials) hasher.add(uint64_t(0x9a271a15));
+      if (t.partials_regroup > 0) hasher.add(uint64_t(0x2e900000));
       if (t.reduction_unroll > 1 || t.own_tiling) hasher.add(uint64_t(t.reduction_unroll > 1) * 2 + t.own_tiling);
       for (size_t k = 0; k < t.vars.size(); k++)
         hasher.add((t.threads[k] > 1) * 4 + (t.serial[k] > 1) * 2 + t.in_thread[k]);
@@ -232,7 +234,10 @@ std::string describe_decision(const PipelineDag &dag, int func, const FuncDecisi
               u.vars[size_t(per_point)] + " (rfactor), combined a thread per point";
     else
       text += "; update in " + std::to_string(u.extents.front()) + " partial results along " + u.vars.front() +
-              " (rfactor), combined " + (has_stage && !dag.funcs[size_t(func)].args.empty() ? "a thread per bin" : "in one thread");
+              " (rfactor), combined " +
+              (has_stage && !dag.funcs[size_t(func)].args.empty() ? "a thread per bin"
+               : u.partials_regroup > 0 ? "by " + std::to_string(u.partials_regroup) + " threads, then in one thread"
+                                        : "in one thread");
   }
   for (size_t k = 0; k < d.tilings.size(); k++) {
     const StageTiling &u = d.tilings[k];

@@ -19,7 +19,7 @@ using Hasher = ContentHash<0x6a09e667f3bcc908ULL>;
 
 // Whitespace-separated tokens: Halide names contain no spaces. One Func per line.
 // The last line is "checksum <XXH3-64 of the lines before, hex>".
-constexpr char kMagic[] = "hlsched-warm-start-v5";
+constexpr char kMagic[] = "hlsched-warm-start-v6";
 
 }  // namespace
 
@@ -136,9 +136,11 @@ bool WarmStart::read(std::istream &in) {
   // v1 (datasets of 2026-12-01 keep it) has the same tokens; v2 only added the file's checksum;
   // v3 adds each tiling's reduction unroll and own-tiling flag after its loops; v4 each tiling's
   // slab after those, and the decision's per-slab flag after its tilings; v5 the name of the
-  // sibling it is computed with ("-": none) after that.
+  // sibling it is computed with ("-": none) after that; v6 each tiling's partial results regroup
+  // (StageTiling::partials_regroup) after its slab.
   if (!(in >> magic)) return false;
-  const bool v5 = magic == kMagic;
+  const bool v6 = magic == kMagic;
+  const bool v5 = v6 || magic == "hlsched-warm-start-v5";
   const bool v4 = v5 || magic == "hlsched-warm-start-v4";
   const bool v3 = v4 || magic == "hlsched-warm-start-v3";
   if ((!v3 && magic != "hlsched-warm-start-v1" && magic != "hlsched-warm-start-v2") || !(in >> options_key_ >> count))
@@ -173,6 +175,7 @@ bool WarmStart::read(std::istream &in) {
       }
       if (v3 && (!(in >> tiling.reduction_unroll >> tiling.own_tiling) || tiling.reduction_unroll < 1)) return false;
       if (v4 && (!(in >> tiling.slab) || tiling.slab < 0)) return false;
+      if (v6 && (!(in >> tiling.partials_regroup) || tiling.partials_regroup < 0)) return false;
       e.decision.tilings.push_back(std::move(tiling));
     }
     if (v4 && !(in >> e.decision.per_slab)) return false;
@@ -206,7 +209,7 @@ void WarmStart::write(std::ostream &out) const {
       for (size_t v = 0; v < t.vars.size(); v++)
         out << " " << t.vars[v] << " " << t.extents[v] << " " << t.threads[v] << " " << t.serial[v] << " "
             << t.in_thread[v];
-      out << " " << t.reduction_unroll << " " << t.own_tiling << " " << t.slab;
+      out << " " << t.reduction_unroll << " " << t.own_tiling << " " << t.slab << " " << t.partials_regroup;
     }
     out << " " << e.decision.per_slab << " " << (e.computed_with.empty() ? "-" : e.computed_with);
     out << "\n";
