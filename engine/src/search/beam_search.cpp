@@ -373,11 +373,11 @@ BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &f
   if (frozen_source && frozen_source->complete() && mode == Frozen::MayFuse) follower = ScheduleState(dag_);
   for (size_t step = 0; step < order_.size(); step++) {
     const int func = order_[step];
-    // Anytime: once out of time, finish every state with its first (default) option only.
+    // Anytime: once out of budget (work or time), finish every state with its first (default) option only.
     const bool hurry = out_of_budget();
     if (hurry) stats_.budget_exhausted = true;
     if (hurry && frozen_source && !beam.empty()) {
-      // A fine pass out of time: the best state takes the first pass's decisions (inline or
+      // A fine pass out of budget: the best state takes the first pass's decisions (inline or
       // root, legal whatever the consumers) for the Funcs left, costed once, instead of one
       // greedy step per Func (seconds on 400 Funcs).
       ScheduleState done = beam.front();
@@ -397,7 +397,7 @@ BeamSearch::Beam BeamSearch::search_pass(bool coarse, const std::vector<bool> &f
     Beam next;
     for (const ScheduleState &state : beam) {
       // A step can be long (every state's options, fusions with every tiling of their kernel):
-      // once out of time, the states expanded so far are the step's candidates.
+      // once out of budget, the states expanded so far are the step's candidates.
       if (!hurry && !next.empty() && out_of_budget()) break;
       std::vector<DecisionPtr> options = children(state, func, coarse || hurry, frozen, frozen_source, mode);
       for (DecisionPtr &d : options) {
