@@ -73,6 +73,18 @@ bool is_number(const std::string &extent) {
   return !extent.empty() && std::all_of(extent.begin(), extent.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+std::vector<int64_t> launch_block_threads(const std::string &lowered_stmt) {
+  const std::vector<std::string> extents = launch_thread_extents(lowered_stmt);
+  if (extents.size() % 3 != 0) throw std::logic_error("kernel launches with other than three thread extents");
+  std::vector<int64_t> out;
+  for (size_t k = 0; k < extents.size(); k += 3) {
+    int64_t threads = 1;
+    for (size_t d = k; d < k + 3; d++) threads = is_number(extents[d]) && threads > 0 ? threads * std::stoll(extents[d]) : -1;
+    out.push_back(threads);
+  }
+  return out;
+}
+
 int64_t count_differences(const Halide::Buffer<> &a, const Halide::Buffer<> &b) {
   if (a.size_in_bytes() != b.size_in_bytes())
     throw std::invalid_argument("outputs of " + std::to_string(a.size_in_bytes()) + " and " +

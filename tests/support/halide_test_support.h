@@ -42,6 +42,10 @@ bool launches_gpu_kernels(const std::string &lowered_stmt);
 std::vector<std::string> launch_thread_extents(const std::string &lowered_stmt, const std::string &kernel = "");
 /// Whether a launch extent of launch_thread_extents is a constant (digits only).
 bool is_number(const std::string &extent);
+/// Threads per block of every kernel launch (the product of its three extents), or -1 for a
+/// launch whose extents are not all constants; throws std::logic_error when the program's
+/// launches do not come in threes.
+std::vector<int64_t> launch_block_threads(const std::string &lowered_stmt);
 
 /// How many bytes of two outputs differ: exact comparison, floats included (cpu_target() keeps
 /// float arithmetic as written). Throws std::invalid_argument when their sizes differ.
