@@ -14,7 +14,7 @@ const std::vector<std::string> &kind_names() {
                                                  "reorder", "gpu_tile", "gpu_blocks", "gpu_threads",
                                                  "gpu_single_thread", "unroll", "vectorize", "atomic", "rfactor",
                                                  "bound_extent", "align_bounds", "specialize_aligned", "compute_with",
-                                                 "specialize_stage", "end_specialization"};
+                                                 "specialize_stage", "end_specialization", "align_storage"};
   return names;
 }
 const std::vector<std::string> &level_names() {

@@ -1,12 +1,15 @@
 // How a Func fused per block is spread over the block's threads: its loops go to gpu_threads as
 // they are where Halide's region follows the block's tile (every read on its way to the kernel's
 // root affine), and are split to constant extents where a clamped read can make Halide's region
-// the whole image. Cost: two small pipelines, each lowered once for CUDA.
+// the whole image; a narrow box in passes folds rows beside its columns, and rows read down
+// their columns are padded. Cost: four small pipelines, each lowered once for CUDA, one also run
+// on the CPU.
 #include <catch2/catch.hpp>
 
 #include "first_options.h"
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
+#include "cost/kernel_model.h"
 #include "schedule/state_to_spec.h"
 #include "search/decision_options.h"
 #include "search/schedule_state.h"
@@ -132,4 +135,92 @@ TEST_CASE("a Func per block under a root read at scaled coordinates keeps consta
     REQUIRE(threads > 0);  // every extent a constant
     CHECK(threads <= 1024);
   }
+}
+
+TEST_CASE("a Func per block read down its columns fills the block and pads its rows", "[schedule][fusion]") {
+  // out transposes a 3x3 box sum computed per block: under a wide root tile (128 or more threads
+  // along x, at most 4 along y) the box is a few columns by a hundred or more rows. Its rows run
+  // in passes over the block's y threads alone (random pipeline 640062's rotated 7x7 box: 32x4
+  // of 256x4 threads busy, 0.465 ms on the H100) unless rows are folded beside the columns on
+  // thread dimension 0; and out's lanes read down box's columns, 32 ways to one bank per warp
+  // where a row is 32 words, unless the row is padded.
+  using namespace Halide;
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  ImageParam in(Int(32), 2, "in");
+  in.dim(0).set_estimate(0, 512).dim(1).set_estimate(0, 512);
+  Var x("x"), y("y");
+  RDom r(-1, 3, -1, 3, "r");
+  // The pipeline (fresh Funcs each call: one is scheduled for CUDA, one for its CPU twin) and
+  // its reference, every Func at root.
+  auto transposed_box = [&](bool reference) {
+    Func box("box"), out("out");
+    Func clamped = BoundaryConditions::repeat_edge(in);
+    box(x, y) = 0;
+    box(x, y) += clamped(x + r.x, y + r.y);
+    out(x, y) = box(y, x) * 3;
+    out.set_estimates({{0, 512}, {0, 512}});
+    if (reference) box.compute_root();
+    return Pipeline(out);
+  };
+  auto wide_tile = [](const StageTiling &t) {
+    return t.threads.size() == 2 && t.threads[0] >= 128 && t.threads[1] <= 4 && t.serial[0] == 1 &&
+           t.threads[1] * t.serial[1] >= 8;
+  };
+  // box per block of out, out tiled wide, the boundary condition inlined.
+  auto scheduled = [&](const PipelineDag &dag) {
+    const int o = func_named(dag, "out"), b = func_named(dag, "box");
+    const std::optional<FuncDecision> wide = root_option_where(dag, o, gpu, wide_tile);
+    REQUIRE(wide);
+    ScheduleState state(dag);
+    state.decide(o, *wide);
+    state.decide(b, FuncDecision{ComputeLevel::Block, o, {}});
+    for (size_t f = 0; f < dag.funcs.size(); f++)
+      if (!state.decided[f]) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+    REQUIRE(state.complete());
+    return state;
+  };
+  const Pipeline pipeline = transposed_box(false);
+  const PipelineDag dag = build_pipeline_dag(pipeline);
+  const ScheduleState state = scheduled(dag);
+  const int o = func_named(dag, "out"), b = func_named(dag, "box");
+
+  const KernelModel km = build_kernel_model(dag, state, o, 0, gpu);
+  REQUIRE(km.valid);
+  const FusedFunc *fused = nullptr;
+  for (const FusedFunc &f : km.fused)
+    if (f.func == b) fused = &f;
+  REQUIRE(fused != nullptr);
+  // The row padded to an odd length: lanes reading down a column hit 32 different banks.
+  CHECK(fused->storage_row % 2 == 1);
+  CHECK(fused->bank_conflict_ways == 1);
+  std::vector<double> root_shape, root_threads;
+  root_block(state.decisions[o].tilings.front(), root_shape, root_threads);
+  const BlockFusedLayout layout =
+      block_fused_layout(fused->box, root_shape, root_threads, gpu.max_threads_per_block, rows_round_up(dag.funcs[b]));
+  INFO("box " << fused->box[0] << "x" << fused->box[1] << ", block " << root_shape[0] << "x" << root_shape[1]);
+  CHECK(layout.folds >= 2);
+  // Folded, a pass keeps at least half of the block's threads busy.
+  CHECK(double(layout.threads[0] * layout.folds * layout.threads[1]) >= root_shape[0] * root_shape[1] / 2);
+
+  const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+  const std::string text = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(text);
+  const FuncSchedule &per_block = schedule_of(spec, "box");
+  CHECK(has(per_block, Directive::Kind::Fuse));
+  CHECK(has(per_block, Directive::Kind::AlignStorage));
+  CHECK(text.find(".align_storage(x, " + std::to_string(fused->storage_row) + ")") != std::string::npos);
+  apply_schedule(spec, pipeline, ApplyMode::Gpu);
+  // (out's whole tiles may be specialized: a launch for each case)
+  for (int64_t threads : launch_block_threads(compile_for_cuda(pipeline)))
+    CHECK(threads == int64_t(root_shape[0] * root_shape[1]));  // the fold does not grow the block
+
+  // The CPU twin computes what compute_root computes.
+  in.set(random_buffer<int32_t>({512, 512}, 7, -1000, 1000));
+  Pipeline reference = transposed_box(true);
+  const Buffer<int32_t> expected = reference.realize({300, 200}, cpu_target());
+  Pipeline twin = transposed_box(false);
+  const PipelineDag twin_dag = build_pipeline_dag(twin);
+  apply_schedule(state_to_spec(twin_dag, scheduled(twin_dag), gpu), twin, ApplyMode::Cpu);
+  const Buffer<int32_t> actual = twin.realize({300, 200}, cpu_target());
+  CHECK(count_differences(expected, actual) == 0);
 }

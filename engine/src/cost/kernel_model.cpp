@@ -19,6 +19,11 @@ namespace {
 
 // How the innermost GPU thread index moves through a Func's coordinates: along `dim` by `coef`
 // elements per thread (dim -1: it does not move, a broadcast).
+struct RowPadding {
+  int64_t row = 0;  ///< the padded row's length in elements (FusedFunc::storage_row); 0: unpadded
+  double ways = 1;  ///< bank conflict ways of the reads down its columns
+};
+
 struct ThreadStride {
   int dim = -1;
   double coef = 0;
@@ -56,6 +61,32 @@ int bytes_of(const PipelineDag &dag, const std::string &name) {
 }
 
 // Fraction of the bytes moved in 32-byte sectors that a warp actually uses.
+// How many ways a warp's shared-memory request splits when lane i reads the element
+// i * `step_elements` away (32 banks of 4 bytes; lanes reading one word share it).
+double bank_ways(double step_elements, double bytes) {
+  std::map<int64_t, std::set<int64_t>> words_per_bank;
+  for (int lane = 0; lane < 32; lane++) {
+    const int64_t word = int64_t(std::floor(lane * step_elements * bytes / 4.0));
+    words_per_bank[word % 32].insert(word);
+  }
+  size_t ways = 1;
+  for (const auto &[bank, words] : words_per_bank) ways = std::max(ways, words.size());
+  return double(ways);
+}
+
+// A Func per block that consecutive threads read down its columns (a transpose) steps `rows` x
+// its row per lane; an even row puts lanes in the same banks (32 ways for a 32-element row of
+// 32-bit values). The row is padded to the first length up to 4 more whose steps conflict least
+// (`align_storage`), as experts pad a shared tile's rows by one.
+RowPadding pad_rows(double row, double rows, double bytes) {
+  RowPadding best{0, bank_ways(rows * row, bytes)};
+  for (double padded = row + 1; padded <= row + 4 && best.ways > 1; padded++) {
+    const double ways = bank_ways(rows * padded, bytes);
+    if (ways < best.ways) best = RowPadding{int64_t(padded), ways};
+  }
+  return best;
+}
+
 double coalescing_efficiency(const ThreadStride &stride, int bytes, double threads_along_x) {
   if (stride.dim < 0 || stride.coef == 0) return 1.0;  // every lane reads the same element
   if (stride.dim > 0) return std::min(1.0, bytes / 32.0);  // each lane in its own row
@@ -736,6 +767,8 @@ private:
         if (!per_thread && state_.decisions[p].level == ComputeLevel::Block) address_ops_per_block_ += 2.0 * issued;
         if (!per_thread && state_.decisions[p].level == ComputeLevel::Block && stride.dim == 0)
           bank_conflicts_[p] = std::max(bank_conflicts_[p], std::fabs(stride.coef) >= 2 ? std::fabs(stride.coef) : 1.0);
+        if (!per_thread && state_.decisions[p].level == ComputeLevel::Block && stride.dim == 1)
+          row_steps_[p] = std::max(row_steps_[p], std::fabs(stride.coef));
         continue;
       }
       if (per_thread) continue;
@@ -908,8 +941,14 @@ private:
         for (const Span &sp : dag_.funcs[c].region) region *= double(std::max<int64_t>(1, sp.extent()));
         thread_reduction_bytes += region * bytes;
       }
+      if (d.level == ComputeLevel::Block && row_steps_.count(c) && !fused.box.empty()) {
+        const RowPadding padding = pad_rows(std::ceil(fused.box[0]), row_steps_[c], bytes);
+        fused.storage_row = padding.row;
+        fused.bank_conflict_ways = std::max(fused.bank_conflict_ways, padding.ways);
+      }
       if (d.level == ComputeLevel::Block) {
         fused.bytes_per_block = per_block[c].evals / repeats(c) * bytes;  // one slab at a time
+        if (fused.storage_row > 0) fused.bytes_per_block *= double(fused.storage_row) / std::ceil(fused.box[0]);
         shared_bytes += fused.bytes_per_block;
       } else {
         fused.bytes_per_block = per_thread[c].evals * bytes * km.threads_per_block;
@@ -1094,6 +1133,7 @@ private:
       for (int64_t r : layout.rows) rows *= double(r);
       std::vector<double> active(3, 1.0);
       for (size_t k = 0; k < layout.threads.size(); k++) active[k] = double(layout.threads[k]);
+      active[0] *= double(layout.folds);
       layouts[f.func] = PerBlockLayout{layout.passes * rows, active};
     }
     km.block_shape = shape;
@@ -1121,6 +1161,7 @@ private:
   const GpuProfile &gpu_;
   int root_, stage_;
   std::map<int, double> fused_loads_, bank_conflicts_;
+  std::map<int, double> row_steps_;  ///< per-block Funcs read down their columns: rows per thread
   std::map<int, double> block_fused_ops_;  ///< arithmetic per block of each Func fused per block
   std::optional<Unrolled> unrolled_root_;  ///< root_unrolled() of the kernel's tiling, made first
   std::vector<FuncInKernel> per_thread_;  ///< the per-thread propagation, made first
@@ -1250,12 +1291,25 @@ BlockFusedLayout spread_over_threads(const std::vector<double> &box, const std::
     layout.passes *= std::ceil(extent(0) / double(layout.threads[0]));
     shape[0] = std::max(shape[0], double(layout.threads[0]));
   }
+  // A first loop whole but narrow beside a second in passes: the spare lanes of thread
+  // dimension 0 take further rows of the second (BlockFusedLayout::folds).
+  if (n == 2 && layout.rows[1] == 1 && layout.threads[0] == int64_t(extent(0)) &&
+      double(layout.threads[1]) < extent(1)) {
+    const int64_t spare = int64_t(shape[0]) / layout.threads[0];
+    const int64_t needed = int64_t(std::ceil(extent(1) / double(layout.threads[1])));
+    const int64_t folds = std::min(spare, needed);
+    if (folds >= 2) {
+      layout.folds = folds;
+      layout.passes = std::ceil(extent(1) / double(layout.threads[1] * folds));
+    }
+  }
   if (volume(shape) > double(max_threads_per_block)) {
     // The root's own chunk, in passes (the block stays as it was).
     layout.passes = 1;
     for (size_t k = 0; k < n; k++) {
       layout.threads[k] = int64_t(std::min(chunk[k], extent(k)));
       layout.rows[k] = 1;
+      layout.folds = 1;
       layout.round_up = false;
       layout.passes *= std::ceil(extent(k) / double(layout.threads[k]));
     }

@@ -40,6 +40,9 @@ struct FusedFunc {
   double bytes_per_block = 0;        ///< its storage per block (shared memory) or per thread x threads
   double loads_by_consumers = 0;     ///< reads of it per block (from shared memory or registers)
   double bank_conflict_ways = 1;     ///< shared memory: accesses serialized per warp request
+  /// Shared memory: its first dimension's allocation padded to this many elements (align_storage),
+  /// where consecutive threads read down its columns; 0: unpadded.
+  int64_t storage_row = 0;
   double max_threads_needed = 0;     ///< threads to compute one point each per block
   int stages = 1;                    ///< its definitions (pure + updates), each a pass over the block
   /// Fused per slab (FuncDecision::per_slab): how many times per block it is computed, one slab
@@ -149,6 +152,12 @@ struct BlockFusedLayout {
   /// once. -1: none (that dimension, if any, stays a loop).
   int inner_dim = -1;
   int64_t inner_points = 1;
+  /// Rows of the second dimension laid beside the first along thread dimension 0 (`fuse`d with
+  /// it), where the first is whole and much narrower than the block and the second runs in
+  /// passes: a 32-column box under a 256x4 block (a transpose per block) computes 32x32 points a
+  /// pass on all 1024 threads, not 32x4 on 128 (r640062's rotated 7x7 box ran 0.465 ms on the
+  /// H100 in 64 such passes). 1: none.
+  int64_t folds = 1;
   std::vector<double> block_shape;   ///< the kernel's thread block once this Func is in it
   double passes = 1;                 ///< serial passes per block over the box
   bool round_up = false;             ///< the rows' splits are RoundUp (rows[1] > 1 only)

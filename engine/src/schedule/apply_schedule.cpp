@@ -44,6 +44,7 @@ public:
       case K::Unroll: stage_.unroll(var(d.vars[0])); break;
       case K::BoundExtent: func_.bound_extent(Var(d.vars.at(0)), Expr(int(d.factors.at(0)))); break;
       case K::AlignBounds: func_.align_bounds(Var(d.vars.at(0)), Expr(int(d.factors.at(0)))); break;
+      case K::AlignStorage: func_.align_storage(Var(d.vars.at(0)), Expr(int(d.factors.at(0)))); break;
       case K::Specialize: func_.specialize(condition(d)); break;
       case K::SpecializeStage: stage_ = func_.specialize(condition(d)); break;
       case K::EndSpecialization: stage_ = stage_index_ == 0 ? Stage(func_) : func_.update(stage_index_ - 1); break;

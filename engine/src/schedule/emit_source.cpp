@@ -204,6 +204,7 @@ private:
       case K::RFactor: return "rfactor(" + join(names_of(d.vars)) + ")";
       case K::BoundExtent: return "bound_extent(" + name_of(d.vars.at(0)) + ", " + factor(0) + ")";
       case K::AlignBounds: return "align_bounds(" + name_of(d.vars.at(0)) + ", " + factor(0) + ")";
+      case K::AlignStorage: return "align_storage(" + name_of(d.vars.at(0)) + ", " + factor(0) + ")";
       case K::Specialize:
       case K::SpecializeStage: {
         std::string condition;

@@ -486,14 +486,15 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
   // the split's bounds are computed per block and per thread, and camera_pipe's three Funcs per
   // block ran 1.43x faster on the H100 unsplit (0.090 -> 0.063 ms, session 29). Only where the
   // root's tiles end simply (tiles_end_simply).
-  const bool unsplit = follows_tile && layout.passes <= 1;
+  const bool unsplit = follows_tile && layout.passes <= 1 && layout.folds <= 1;
   LoopNames fresh(f.stages[0]);
   for (const StageNode &s : f.stages)
     for (const LoopDim &l : s.loops) fresh.reserve(l.var);
   std::vector<Directive> out;
   std::vector<std::string> threads, rows, outer;
   for (size_t k = 0; k < layout.dims.size(); k++) {
-    if (layout.threads[k] <= 1 && layout.rows[k] <= 1) continue;  // this loop stays serial
+    const bool folded = k == 1 && layout.folds > 1;
+    if (layout.threads[k] <= 1 && layout.rows[k] <= 1 && !folded) continue;  // this loop stays serial
     const std::string &v = f.args[layout.dims[k]];
     // Rows split RoundUp compute a few points past the region, where the Func can be computed
     // further (BlockFusedLayout::round_up), with no guard in each unrolled row.
@@ -504,7 +505,8 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
     if (!unsplit) {
       const std::string o = fresh.make(v, "o");
       in_block = fresh.make(v, "i");
-      out.push_back(Directive{Kind::Split, {v, o, in_block}, {layout.threads[k] * layout.rows[k]}, tail});
+      const int64_t folds = k == 1 ? layout.folds : 1;
+      out.push_back(Directive{Kind::Split, {v, o, in_block}, {layout.threads[k] * layout.rows[k] * folds}, tail});
       outer.push_back(o);
     }
     if (layout.rows[k] > 1) {
@@ -517,6 +519,23 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
     }
   }
   if (threads.empty()) return {};
+  // Folded rows (BlockFusedLayout::folds): the second loop's block part split once more, its
+  // inner part fused beside the first loop's threads on thread dimension 0 (the first loop stays
+  // innermost there, so each warp reads and writes along rows as before).
+  std::string folded_rows, folded_threads;
+  if (layout.folds > 1 && threads.size() == 2) {
+    if (layout.threads[1] > 1) {
+      const std::string &v = f.args[layout.dims[1]];
+      const std::string t = fresh.make(v, "t");
+      folded_rows = fresh.make(v, "f");
+      out.push_back(Directive{Kind::Split, {threads[1], t, folded_rows}, {layout.folds}, kGuard});
+      threads[1] = t;
+    } else {
+      folded_rows = threads[1];  // every row of the pass folded: no thread loop of its own
+      threads.pop_back();
+    }
+    folded_threads = fresh.make(threads[0], "_" + folded_rows);
+  }
   // A third dimension of a few points, whole in each thread (BlockFusedLayout::inner_dim): split
   // by its extent with a guard, so that the unrolled loop has a constant extent.
   // Loops read at constant coordinates that pick the branch a point computes run unrolled
@@ -538,6 +557,7 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
   if (!inner.empty()) order.push_back(inner);
   order.insert(order.end(), rows.begin(), rows.end());
   order.insert(order.end(), threads.begin(), threads.end());
+  if (!folded_rows.empty()) order.insert(std::find(order.begin(), order.end(), threads[0]) + 1, folded_rows);
   order.insert(order.end(), outer.begin(), outer.end());
   // Unsplit loops already in that order need no reorder (a careful human would not write one).
   const bool splits = std::any_of(out.begin(), out.end(), [](const Directive &d) { return d.kind == Kind::Split; });
@@ -545,6 +565,10 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
   for (const std::string &a : f.args)
     if (matched < order.size() && order[matched] == a) matched++;
   if (splits || matched < order.size()) out.push_back(Directive{Kind::Reorder, order});
+  if (!folded_rows.empty()) {
+    out.push_back(Directive{Kind::Fuse, {threads[0], folded_rows, folded_threads}});
+    threads[0] = folded_threads;
+  }
   out.push_back(Directive{Kind::GpuThreads, threads});
   if (!inner.empty()) out.push_back(Directive{Kind::Unroll, {inner}});
   for (const std::string &r : rows) out.push_back(Directive{Kind::Unroll, {r}});
@@ -804,6 +828,9 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
       const FusedFunc *fused = nullptr;
       for (const FusedFunc &candidate : kernel_of_root.at(d.kernel_root).fused)
         if (candidate.func == f) fused = &candidate;
+      // Rows read down their columns padded against bank conflicts (FusedFunc::storage_row).
+      if (per_block && fused && fused->storage_row > 0)
+        stage.directives.push_back(Directive{Kind::AlignStorage, {func.args.at(0)}, {fused->storage_row}});
       if (per_block) {
         fs.stages = schedule_block_fused(func, state.decisions[d.kernel_root].tilings.back(),
                                          fused ? fused->box : std::vector<double>{}, gpu,

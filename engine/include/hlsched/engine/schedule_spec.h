@@ -52,6 +52,8 @@ struct Directive {
                      ///< returns, up to an EndSpecialization
     EndSpecialization,  ///< ends a SpecializeStage's chain of calls; what follows schedules the
                         ///< general case (nothing is emitted for it)
+    AlignStorage,    ///< f.align_storage(vars[0], factors[0]): the allocation's extent along it
+                     ///< rounded up to a multiple (a padded row of shared memory)
   };
   Kind kind;
   std::vector<std::string> vars;     ///< Halide names of loop variables (Var or RVar)
