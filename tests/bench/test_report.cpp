@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "bench/bundle_builder.h"
 #include "bench/markdown_report.h"
 #include "bench/report_model.h"
 #include "bench/svg_chart.h"
@@ -78,4 +79,18 @@ TEST_CASE("the chart has one bar per measured variant, on a log scale of the flo
 
 TEST_CASE("anything but a runner's results file is refused") {
   CHECK_THROWS_AS(build_report_model(nlohmann::json{{"format", "something else"}}), std::invalid_argument);
+}
+
+TEST_CASE("a variant's plugin options reach its prediction as the plugin reads them") {
+  using hlsched::server::bench::apply_plugin_options;
+  hlsched::server::bench::BenchVariant variant;
+  variant.scheduler.environment["HLSCHED_OPTIONS"] = "no_freeze,no-sampling,work_budget=4,beam_size=7,decisions=/tmp/a_b";
+  hlsched::server::AnalysisRequest request;
+  apply_plugin_options(variant, request);
+  CHECK_FALSE(request.search.freeze);
+  CHECK_FALSE(request.search.sampling);
+  CHECK(request.search.polish);
+  CHECK(request.search.work_budget == 4);
+  CHECK(request.search.beam_size == 7);
+  CHECK(request.decisions_path == "/tmp/a_b");  // values keep their underscores
 }

@@ -1,5 +1,6 @@
 #include "bench/bundle_builder.h"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
@@ -61,36 +62,6 @@ void add_provenance(json &manifest, const fs::path &any_source) {
   manifest["hlsched_tree_dirty"] = status.succeeded() && !status.stdout_text.empty();
 }
 
-// "gpu=a100,strategy=simple" (our plugin's HLSCHED_OPTIONS) -> the same options for `hlsched
-// schedule` (or, for strategy=sample, `hlsched sample` of the same walk), so that the
-// prediction is for the schedule the plugin applies.
-void apply_plugin_options(const BenchVariant &variant, AnalysisRequest &request) {
-  auto it = variant.scheduler.environment.find("HLSCHED_OPTIONS");
-  if (it == variant.scheduler.environment.end()) return;
-  std::stringstream items(it->second);
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    if (item == "no-freeze") request.search.freeze = false;
-    if (item == "no-sampling") request.search.sampling = false;
-    if (item == "no-polish") request.search.polish = false;
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) continue;
-    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (key == "gpu") request.gpu_profile = value;
-    if (key == "strategy") request.search.strategy = value;
-    if (key == "seed") request.sample_seed = request.search.seed = std::stoull(value);
-    if (key == "sample") request.sample_first = std::stoi(value);
-    if (key == "candidate") request.search.candidate = std::stoi(value);
-    if (key == "beam-size") request.search.beam_size = std::stoi(value);
-    if (key == "passes") request.search.passes = std::stoi(value);
-    if (key == "model") request.search.model = value;
-    if (key == "weights") request.search.weights = value;
-    if (key == "decisions") request.decisions_path = value;
-    if (key == "work-budget" || key == "work_budget") request.search.work_budget = std::stod(value);
-    if (key == "time-budget" || key == "time_budget") request.search.time_budget_s = std::stod(value);
-  }
-}
-
 json predict(const BenchVariant &variant, const BundleOptions &options, const std::string &task) {
   AnalysisRequest request;
   request.source = variant.source;
@@ -131,6 +102,39 @@ std::vector<std::string> link_command(const fs::path &output, const std::vector<
 }
 
 }  // namespace
+
+// "gpu=a100,strategy=simple" -> the same options for `hlsched schedule` (or, for strategy=sample,
+// `hlsched sample` of the same walk).
+void apply_plugin_options(const BenchVariant &variant, AnalysisRequest &request) {
+  auto it = variant.scheduler.environment.find("HLSCHED_OPTIONS");
+  if (it == variant.scheduler.environment.end()) return;
+  std::stringstream items(it->second);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    // As the plugin reads them: a key's underscores are dashes ("no_freeze", "work_budget=4").
+    const auto eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    std::replace(key.begin(), key.end(), '_', '-');
+    if (key == "no-freeze") request.search.freeze = false;
+    if (key == "no-sampling") request.search.sampling = false;
+    if (key == "no-polish") request.search.polish = false;
+    if (key == "no-memo") request.search.memo = false;
+    if (eq == std::string::npos) continue;
+    const std::string value = item.substr(eq + 1);
+    if (key == "gpu") request.gpu_profile = value;
+    if (key == "strategy") request.search.strategy = value;
+    if (key == "seed") request.sample_seed = request.search.seed = std::stoull(value);
+    if (key == "sample") request.sample_first = std::stoi(value);
+    if (key == "candidate") request.search.candidate = std::stoi(value);
+    if (key == "beam-size") request.search.beam_size = std::stoi(value);
+    if (key == "passes") request.search.passes = std::stoi(value);
+    if (key == "model") request.search.model = value;
+    if (key == "weights") request.search.weights = value;
+    if (key == "decisions") request.decisions_path = value;
+    if (key == "work-budget") request.search.work_budget = std::stod(value);
+    if (key == "time-budget") request.search.time_budget_s = std::stod(value);
+  }
+}
 
 std::string run_script_text() {
   return R"SCRIPT(#!/usr/bin/env bash

@@ -30,6 +30,7 @@
 
 #include "bench/aot_compile.h"
 #include "bench/bench_variant.h"
+#include "generator_analysis.h"
 
 namespace hlsched::server::bench {
 
@@ -64,6 +65,11 @@ struct BundleSummary {
 };
 
 BundleSummary build_bundle(const BundleOptions &options);
+
+/// Our plugin's HLSCHED_OPTIONS of `variant` ("gpu=a100,no_freeze") applied to the request that
+/// predicts it, read as the plugin reads them (a key's underscores are dashes), so that the
+/// prediction is for the schedule the plugin applies.
+void apply_plugin_options(const BenchVariant &variant, AnalysisRequest &request);
 
 /// The shell script that unpacks and runs a bundle (written as <output_dir>/run.sh).
 std::string run_script_text();
