@@ -37,13 +37,14 @@ bool reads_own_and_previous_step(const ProducerAccess &a, const StageNode &stage
   return stepped == 1;
 }
 
-// How the innermost GPU thread index moves through a Func's coordinates: along `dim` by `coef`
-// elements per thread (dim -1: it does not move, a broadcast).
+// A shared-memory row padded against bank conflicts (pad_rows).
 struct RowPadding {
   int64_t row = 0;  ///< the padded row's length in elements (FusedFunc::storage_row); 0: unpadded
   double ways = 1;  ///< bank conflict ways of the reads down its columns
 };
 
+// How the innermost GPU thread index moves through a Func's coordinates: along `dim` by `coef`
+// elements per thread (dim -1: it does not move, a broadcast).
 struct ThreadStride {
   int dim = -1;
   double coef = 0;
@@ -80,7 +81,6 @@ int bytes_of(const PipelineDag &dag, const std::string &name) {
   return 4;
 }
 
-// Fraction of the bytes moved in 32-byte sectors that a warp actually uses.
 // How many ways a warp's shared-memory request splits when lane i reads the element
 // i * `step_elements` away (32 banks of 4 bytes; lanes reading one word share it).
 double bank_ways(double step_elements, double bytes) {
@@ -107,6 +107,7 @@ RowPadding pad_rows(double row, double rows, double bytes) {
   return best;
 }
 
+// Fraction of the bytes moved in 32-byte sectors that a warp actually uses.
 double coalescing_efficiency(const ThreadStride &stride, int bytes, double threads_along_x) {
   if (stride.dim < 0 || stride.coef == 0) return 1.0;  // every lane reads the same element
   if (stride.dim > 0) return std::min(1.0, bytes / 32.0);  // each lane in its own row
