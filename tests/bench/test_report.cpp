@@ -93,4 +93,18 @@ TEST_CASE("a variant's plugin options reach its prediction as the plugin reads t
   CHECK(request.search.work_budget == 4);
   CHECK(request.search.beam_size == 7);
   CHECK(request.decisions_path == "/tmp/a_b");  // values keep their underscores
+
+  // A random walk: the walk the plugin applies is the one `hlsched sample` predicts.
+  variant.scheduler.environment["HLSCHED_OPTIONS"] = "gpu=a100,strategy=sample,seed=5,sample=2";
+  hlsched::server::AnalysisRequest walk;
+  apply_plugin_options(variant, walk);
+  CHECK(walk.gpu_profile == "a100");
+  CHECK(walk.search.strategy == "sample");
+  CHECK(walk.sample_seed == 5);
+  CHECK(walk.sample_first == 2);
+
+  // What the plugin would refuse is refused here too, not predicted as something else.
+  variant.scheduler.environment["HLSCHED_OPTIONS"] = "beam_width=4";
+  hlsched::server::AnalysisRequest refused;
+  CHECK_THROWS_AS(apply_plugin_options(variant, refused), std::invalid_argument);
 }

@@ -15,6 +15,7 @@
 #include "bench/bundle_manifest.h"
 #include "generator_analysis.h"
 #include "hlsched/engine/generator_build.h"
+#include "hlsched/engine/plugin_options.h"
 #include "hlsched/engine/worker_process.h"
 
 namespace hlsched::server::bench {
@@ -104,36 +105,20 @@ std::vector<std::string> link_command(const fs::path &output, const std::vector<
 }  // namespace
 
 // "gpu=a100,strategy=simple" -> the same options for `hlsched schedule` (or, for strategy=sample,
-// `hlsched sample` of the same walk).
+// `hlsched sample` of the same walk), read by the plugin's own parser.
 void apply_plugin_options(const BenchVariant &variant, AnalysisRequest &request) {
   auto it = variant.scheduler.environment.find("HLSCHED_OPTIONS");
   if (it == variant.scheduler.environment.end()) return;
-  std::stringstream items(it->second);
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    // As the plugin reads them: a key's underscores are dashes ("no_freeze", "work_budget=4").
-    const auto eq = item.find('=');
-    std::string key = item.substr(0, eq);
-    std::replace(key.begin(), key.end(), '_', '-');
-    if (key == "no-freeze") request.search.freeze = false;
-    if (key == "no-sampling") request.search.sampling = false;
-    if (key == "no-polish") request.search.polish = false;
-    if (key == "no-memo") request.search.memo = false;
-    if (eq == std::string::npos) continue;
-    const std::string value = item.substr(eq + 1);
-    if (key == "gpu") request.gpu_profile = value;
-    if (key == "strategy") request.search.strategy = value;
-    if (key == "seed") request.sample_seed = request.search.seed = std::stoull(value);
-    if (key == "sample") request.sample_first = std::stoi(value);
-    if (key == "candidate") request.search.candidate = std::stoi(value);
-    if (key == "beam-size") request.search.beam_size = std::stoi(value);
-    if (key == "passes") request.search.passes = std::stoi(value);
-    if (key == "model") request.search.model = value;
-    if (key == "weights") request.search.weights = value;
-    if (key == "decisions") request.decisions_path = value;
-    if (key == "work-budget") request.search.work_budget = std::stod(value);
-    if (key == "time-budget") request.search.time_budget_s = std::stod(value);
-  }
+  PluginOptions plugin;
+  plugin.engine = request.search;
+  plugin.engine.gpu_profile = request.gpu_profile;
+  plugin.decisions_path = request.decisions_path;
+  read_plugin_options(it->second, plugin);
+  request.search = plugin.engine;
+  request.gpu_profile = plugin.engine.gpu_profile;
+  request.decisions_path = plugin.decisions_path;
+  request.sample_seed = plugin.engine.seed;
+  if (plugin.sample_index >= 0) request.sample_first = plugin.sample_index;
 }
 
 std::string run_script_text() {
