@@ -8,7 +8,9 @@
 // - a loop estimated at one iteration runs as a block loop (random pipeline 600101), never
 //   inside the threads, where a Func per thread would span it;
 // - a Func per thread must stay in registers (random pipeline 600171: wrong values otherwise);
-// - a kernel re-tiled into partial results takes no fused Funcs (an unseen matrix-vector product).
+// - a kernel re-tiled into partial results takes no fused Funcs (an unseen matrix-vector product);
+// - a Func per block read through an index divided by 3, 5, 9... (random pipeline 640032's
+//   resampling by 7/9): Halide 14 bounds its threads by the whole image, and CUDA refused the launch.
 // Cost: small DAGs built in memory, one CUDA compile, a few seconds.
 #include <catch2/catch.hpp>
 
@@ -332,4 +334,34 @@ TEST_CASE("boundary conditions that reflect through abs() and % are marked as mi
   CHECK_FALSE(dag.funcs[size_t(i)].mirrors_at_boundary);
   CHECK_FALSE(dag.funcs[size_t(e)].mirrors_at_boundary);
   CHECK_FALSE(dag.funcs[size_t(o)].mirrors_at_boundary);
+}
+
+TEST_CASE("a Func per block read through an uneven division is refused; by halves it is not",
+          "[cost_model][kernel][fusion]") {
+  using namespace Halide;
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const auto kernel_with_down_per_block = [&](int num, int den) {
+    ImageParam in = float_input_512x512();
+    Var x("x"), y("y");
+    Func down("down"), out("out");
+    down(x, y) = in(2 * x, 2 * y) + in(2 * x + 1, 2 * y + 1);
+    out(x, y) = down(x, y * num / den) + 1.0f;
+    out.set_estimates({{0, 255}, {0, 255}});
+    const PipelineDag dag = build_pipeline_dag(Pipeline(out));
+    const int o = func_named(dag, "out"), d = func_named(dag, "down");
+    REQUIRE(o >= 0);
+    REQUIRE(d >= 0);
+    ScheduleState state(dag);
+    state.decide(o, standalone_options(dag, o, gpu, OptionLimits{}).front());
+    for (size_t f = 0; f < dag.funcs.size(); f++)
+      if (!state.decided[f] && int(f) != d) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+    state.decide(d, FuncDecision{ComputeLevel::Block, o, {}});
+    return build_kernel_model(dag, state, o, 0, gpu);
+  };
+  const KernelModel sevenths = kernel_with_down_per_block(7, 9);
+  CHECK_FALSE(sevenths.valid);
+  CHECK(sevenths.invalid_reason.find("division") != std::string::npos);
+  CHECK_FALSE(kernel_with_down_per_block(1, 3).valid);
+  CHECK(kernel_with_down_per_block(1, 2).valid);
+  CHECK(kernel_with_down_per_block(3, 4).valid);
 }

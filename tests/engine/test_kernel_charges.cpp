@@ -122,3 +122,78 @@ TEST_CASE("partial results along a row read it coalesced", "[cost_model][kernel]
   CHECK(read->sector_efficiency > 0.9);
   CHECK(read->coalescing_efficiency > 0.9);
 }
+
+TEST_CASE("a boundary condition's clamps: parameters' arithmetic and likely() are not per point",
+          "[cost_model][dag]") {
+  using namespace Halide;
+  ImageParam in = float_input_512x512();
+  Var x("x"), y("y");
+  Func bounded = BoundaryConditions::repeat_edge(in);
+  Func out("out");
+  out(x, y) = bounded(x - 1, y) + bounded(x, y) + bounded(x + 1, y);
+  out.set_estimates({{0, 512}, {0, 512}});
+  const PipelineDag dag = build_pipeline_dag(Pipeline(out));
+  const int b = func_named(dag, bounded.name());
+  REQUIRE(b >= 0);
+  const StageNode &clamp = dag.funcs[size_t(b)].stages[0];
+  // clamp(likely(x), in.min.0, in.min.0 + in.extent.0 - 1) per dim: a min and a max at each
+  // point; the bound is the same at every point (computed once), likely() is a hint.
+  const auto count = [&](const char *key) { return clamp.ops.count(key) ? clamp.ops.at(key) : int64_t(0); };
+  CHECK(count("min.i32") == 2);
+  CHECK(count("max.i32") == 2);
+  CHECK(count("add.i32") == 0);
+  CHECK(count("sub.i32") == 0);
+  CHECK(count("intrinsic.i32") == 0);
+  CHECK(clamp.arithmetic_ops().total() == 4);
+
+  // A Param's arithmetic in a value: computed once, the multiply by it at every point.
+  Param<float> gain("gain");
+  ImageParam in2 = float_input_512x512();
+  Func scaled("scaled");
+  scaled(x, y) = in2(x, y) * (gain * gain + 1.0f);
+  scaled.set_estimates({{0, 512}, {0, 512}});
+  const PipelineDag scaled_dag = build_pipeline_dag(Pipeline(scaled));
+  const OpCounts &ops = scaled_dag.funcs[size_t(func_named(scaled_dag, "scaled"))].stages[0].ops;
+  CHECK(ops.at("mul.f32") == 1);
+  CHECK_FALSE(ops.count("add.f32"));
+}
+
+TEST_CASE("an inlined Func's calls from a Func per thread are not merged into the kernel's unrolled points",
+          "[cost_model][kernel]") {
+  // Unsharp's gray, inlined both into the output's unrolled rows and into blur_x computed per
+  // thread: the model merged all of gray's evaluations into the rows' few distinct points (one
+  // input load per point of the kernel, 0.04 ms predicted); blur_x's 9 taps over its 16 rows per
+  // thread are computed and loaded as called (58 loads a point: 0.153 ms on an H100).
+  using namespace Halide;
+  ImageParam in = float_input_512x512();
+  Var x("x"), y("y");
+  Func g("g"), bx("bx"), out("out");
+  g(x, y) = (in(x, y) + 1.0f) * (in(x, y) - 1.0f);  // arithmetic, not a plain copy (KernelBuilder::is_copy)
+  bx(x, y) = g(x - 1, y) + g(x, y) + g(x + 1, y);
+  out(x, y) = g(x, y) + bx(x, y - 1) + bx(x, y + 1);
+  out.set_estimates({{0, 512}, {0, 512}});
+  const PipelineDag dag = build_pipeline_dag(Pipeline(out));
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int o = func_named(dag, "out"), b = func_named(dag, "bx");
+  REQUIRE(o >= 0);
+  REQUIRE(b >= 0);
+  ScheduleState state(dag);
+  bool decided = false;
+  for (const FuncDecision &d : standalone_options(dag, o, gpu, OptionLimits{}))
+    if (d.level == ComputeLevel::Root && d.tilings.at(0).points_per_thread() == 4) {
+      state.decide(o, d);  // 4 rows per thread, unrolled
+      decided = true;
+      break;
+    }
+  REQUIRE(decided);
+  for (size_t f = 0; f < dag.funcs.size(); f++)
+    if (!state.decided[f] && int(f) != b) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+  state.decide(b, FuncDecision{ComputeLevel::Thread, o, {}});
+  const KernelModel km = build_kernel_model(dag, state, o, 0, gpu);
+  REQUIRE(km.valid);
+  double loads = 0;
+  for (const GlobalRead &r : km.global_reads)
+    if (r.name == in.name()) loads = r.loads_per_block / km.points_per_block;
+  // bx over 4 + 2 rows per thread, 3 calls of g each: 4.5 loads per point, and g's own point.
+  CHECK(loads >= 5.5);
+}

@@ -54,10 +54,14 @@ struct ThreadStride {
 struct FuncInKernel {
   std::vector<double> box;  ///< extent per dim needed by the kernel's block (or thread)
   double evals = 0;         ///< evaluations per block (inlined Funcs: once per call)
+  /// Inlined Funcs: the part of `evals` called from unrolled passes (inlined_passes_), whose
+  /// copies merge; calls from elsewhere in the kernel (a Func fused per thread) do not.
+  double evals_in_passes = 0;
   ThreadStride stride;
   bool reached = false;
   std::vector<DimPaths> paths;  ///< per dim: how the kernel's reads of it follow its loops
   bool in_block_func = false;   ///< computed per block, or inlined into a Func computed per block
+  bool divided_unevenly = false;  ///< reached through an index divided unevenly (ProducerAccess::divides_unevenly)
 };
 
 // Halide 14's CUDA runtime loads every module with a cap of 64 registers per thread
@@ -285,8 +289,11 @@ private:
         // the compiler merges the copies' common subexpressions once their loads are merged
         // (distinct_per_pass). Harris's 4 rows per thread of 3x3 box sums of products compute
         // 6 rows of products, not 12.
-        if (const Unrolled *passes = per_thread ? nullptr : inlined_passes(c))
-          info[c].evals = std::min(info[c].evals, points_of(passes->extents) * passes->passes_per_block);
+        if (const Unrolled *passes = per_thread ? nullptr : inlined_passes(c)) {
+          const double merged = std::min(info[c].evals_in_passes, points_of(passes->extents) * passes->passes_per_block);
+          info[c].evals = info[c].evals - info[c].evals_in_passes + merged;
+          info[c].evals_in_passes = merged;
+        }
         visit_stage(c, f.stages[0], stage_loop_extents(f, 0, info[c].box), info[c].evals, nullptr, info, per_thread, km);
         continue;
       }
@@ -738,6 +745,7 @@ private:
         const ComputeLevel level_p = state_.decisions[size_t(p)].level;
         pi.in_block_func = pi.in_block_func || level_p == ComputeLevel::Block ||
                            (level_p == ComputeLevel::Inline && c != root_ && info[c].in_block_func);
+        pi.divided_unevenly = pi.divided_unevenly || a.divides_unevenly || (c != root_ && info[c].divided_unevenly);
         const std::vector<DimPaths> via = compose_paths(consumer, c == root_, info[c].paths, a);
         if (pi.paths.size() < via.size()) pi.paths.resize(via.size());
         for (size_t d = 0; d < via.size(); d++) pi.paths[d].merge(via[d]);
@@ -773,6 +781,9 @@ private:
         }
         if (passes && !per_thread && state_.decisions[p].level == ComputeLevel::Inline &&
             passes->inlined_depth < kMergedInliningDepth) {
+          // Of an inlined caller's calls, those made from its own passes.
+          const bool caller_inlined = c != root_ && state_.decisions[size_t(c)].level == ComputeLevel::Inline;
+          info[p].evals_in_passes += caller_inlined && info[c].evals > 0 ? loads * info[c].evals_in_passes / info[c].evals : loads;
           Unrolled &mine = inlined_passes_[p];
           mine.passes_per_block = passes->passes_per_block;
           mine.inlined_depth = std::max(mine.inlined_depth, passes->inlined_depth + 1);
@@ -920,6 +931,13 @@ private:
       fused.box = per_block[c].box;
       fused.thread_box = per_thread[c].box;
       fused.in_registers = d.level == ComputeLevel::Thread && in_registers(c);
+      if (d.level == ComputeLevel::Block && per_block[c].divided_unevenly) {
+        // Its thread loops span what Halide 14 bounds its region by: with an index divided by
+        // 3, 5, 9... the whole image's (random pipeline 640032's per-block down_11, read at
+        // (x * 11 / 8, y * 7 / 9): launched with hundreds of rows of threads, CUDA refused it).
+        km.valid = false;
+        km.invalid_reason = "a Func per GPU block read through a division by a constant other than a power of two";
+      }
       if (d.level == ComputeLevel::Thread && !fused.in_registers) {
         // Decided while it could be in registers, then not (the kernel changed around it). Halide
         // 14 then packs every thread's copy into one buffer, and random pipeline 600171's was

@@ -41,12 +41,68 @@ int64_t library_routine_ops(const std::string &name) {
   return 0;
 }
 
+// Which subexpressions are the same at every point: built of constants and scalar parameters
+// only (a buffer's bounds, a Param's arithmetic: `in.min.0 + in.extent.0 - 1` in a boundary
+// condition's clamp). The compiler computes them once per kernel (loop-invariant code motion),
+// not per point. Memoized per node, so one walk over a DAG of shared subexpressions is linear.
+class PointInvariance : public IRGraphVisitor {
+public:
+  bool invariant(const Expr &e) {
+    include(e);
+    return !varies_.at(e.get());
+  }
+
+private:
+  using IRGraphVisitor::visit;
+  std::map<const IRNode *, bool> varies_;
+  std::set<std::string> invariant_lets_;
+  bool found_ = false;  ///< the node being walked depends on a point (a loop variable or a load)
+
+  void include(const Expr &e) override {
+    auto it = varies_.find(e.get());
+    if (it != varies_.end()) {
+      found_ = found_ || it->second;
+      return;
+    }
+    const bool outer = found_;
+    found_ = false;
+    e.accept(this);
+    varies_[e.get()] = found_;
+    found_ = outer || found_;
+  }
+  void visit(const Variable *op) override {
+    if (!op->param.defined() && !invariant_lets_.count(op->name)) found_ = true;
+  }
+  void visit(const Call *op) override {
+    IRGraphVisitor::visit(op);
+    if (op->call_type == Call::Halide || op->call_type == Call::Image || !op->is_pure()) found_ = true;
+  }
+  void visit(const Let *op) override {
+    if (invariant(op->value)) invariant_lets_.insert(op->name);
+    include(op->value);
+    include(op->body);
+  }
+};
+
+// Compiler hints that lower to no instruction.
+bool is_hint(const Call *op) {
+  return op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::likely_if_innermost) ||
+         op->is_intrinsic(Call::promise_clamped) || op->is_intrinsic(Call::unsafe_promise_clamped);
+}
+
 class OperationCounter : public IRGraphVisitor {
 public:
   OpCounts counts;
 
 private:
   using IRGraphVisitor::visit;
+  PointInvariance invariance_;
+
+  // What is the same at every point is computed once per kernel: not counted per point.
+  void include(const Expr &e) override {
+    if (!e.as<Variable>() && !is_const(e) && invariance_.invariant(e)) return;
+    IRGraphVisitor::include(e);
+  }
 
   void count(const char *kind, const Type &t) { counts[std::string(kind) + "." + short_type_name(t)]++; }
 
@@ -96,8 +152,8 @@ private:
         counts["libm." + short_type_name(op->type)] += extra;
     } else if (op->is_intrinsic(Call::absd) || op->is_intrinsic(Call::abs)) {
       count("sub", op->type);
-    } else if (op->name == kJoined) {
-      return;  // joined_for_cse's wrapper: no instruction
+    } else if (op->name == kJoined || is_hint(op)) {
+      return;  // joined_for_cse's wrapper, likely(): no instruction
     } else if (op->call_type == Call::PureIntrinsic || op->call_type == Call::Intrinsic) {
       count("intrinsic", op->type);
     }

@@ -15,7 +15,8 @@ namespace hlsched {
 /// read producers: hist(im(r.x, r.y)) += 1) and its predicate.
 std::vector<Halide::Expr> definition_exprs(const Halide::Internal::Definition &def, bool is_update);
 
-/// Operation counts of the expressions (after common-subexpression elimination), keyed
+/// Operation counts of the expressions (after common-subexpression elimination; what is the same
+/// at every point, built of constants and scalar parameters, not counted; likely() is free), keyed
 /// "kind.type": "add.f32", "mul.i32", "cmp.u8", "select.f32", "load.u16", "cast.f32",
 /// "math.f32" (exp, log, sqrt, pow, trig...), "bitwise.u32", "store.f32" (one per value), and
 /// "libm.f32": the arithmetic instructions the math calls' library routines run besides their

@@ -145,6 +145,29 @@ Scope<Interval> point_scope(const Function &f, const Definition &def, bool is_up
   return scope;
 }
 
+// Whether an index divides by a constant other than a power of two: Halide 14's bounds of
+// (y * 7) / 9 over a GPU block's rows, under the tail's min(), span the whole image (its
+// per-block Func's thread loop then does too), where / 2 and * 3 / 4 stay a block's.
+class UnevenDivision : public IRVisitor {
+public:
+  bool found = false;
+
+private:
+  using IRVisitor::visit;
+  void visit(const Div *op) override {
+    const int64_t *divisor = as_const_int(op->b);
+    if (divisor && *divisor > 1 && (*divisor & (*divisor - 1)) != 0) found = true;
+    IRVisitor::visit(op);
+  }
+};
+
+bool divides_unevenly(const Expr &index) {
+  if (!index.defined()) return false;
+  UnevenDivision finder;
+  index.accept(&finder);
+  return finder.found;
+}
+
 std::vector<ProducerAccess> describe_accesses(const Function &f, const Definition &def, bool is_update,
                                               const std::map<std::string, Function> &env) {
   std::set<std::string> loop_vars;
@@ -193,6 +216,7 @@ std::vector<ProducerAccess> describe_accesses(const Function &f, const Definitio
       access.is_pointwise = access.is_pointwise && own_point;
       access.region_min.push_back(lo_a);
       access.region_max.push_back(hi_a);
+      access.divides_unevenly = access.divides_unevenly || divides_unevenly(lo) || divides_unevenly(hi);
     }
     accesses.push_back(std::move(access));
   }

@@ -56,6 +56,10 @@ struct ProducerAccess {
   /// Every dim's highest coordinate has an upper bound wherever the consumer's point lies (a
   /// clamp, a constant): the consumer computed past its region reads no further.
   bool bounded_above = false;
+  /// Some dim's index divides by a constant that is not a power of two (a resampling by 7/9,
+  /// a downsampling by 3): Halide 14 then bounds the region per GPU block only by the whole
+  /// image's (the kernel model refuses Funcs per block read so).
+  bool divides_unevenly = false;
 };
 
 /// The arithmetic in `StageNode::ops` (everything but loads and stores), split into
