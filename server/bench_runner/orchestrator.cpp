@@ -1,5 +1,7 @@
 #include "orchestrator.h"
 
+#include <algorithm>
+
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -195,6 +197,7 @@ int run_benchmark(const Manifest &manifest, const std::string &self, const RunOp
         all_good = false;
       }
     std::vector<VariantEntry> pending = manifest.compiled_variants(app);
+    if (options.reverse_variants) std::reverse(pending.begin(), pending.end());
     std::cerr << app << " (" << pending.size() << " variants)\n";
     const std::string records_path = scratch + "/" + app + ".records.jsonl";
     fs::remove(records_path);

@@ -33,6 +33,10 @@ struct RunOptions {
   double app_timeout_s = 120;     ///< per child process
   std::string output_path = "results.json";
   std::string scratch_dir;        ///< for records and reference outputs (default: a temp dir)
+  /// Each app's variants measured last to first: a variant run right after another of the same
+  /// app can run slower (up to 20% for pipelines under 0.1 ms on an H100), so an A/B compares
+  /// runs in both orders. The first variant measured owns the reference outputs.
+  bool reverse_variants = false;
 };
 
 /// Measures everything and writes options.output_path. Returns 0 when every compiled variant

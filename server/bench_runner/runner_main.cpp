@@ -6,6 +6,7 @@
 //   hlsched-bench-runner --output results.json          measure everything
 //   hlsched-bench-runner --dry-run                      list variants, check their metadata
 //   hlsched-bench-runner --app blur --app unsharp ...   only these apps
+//   hlsched-bench-runner --reverse-variants ...          each app's variants last to first
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -72,6 +73,8 @@ int main(int argc, char **argv) {
   cli.add_option("--output", options.output_path, "Where the results JSON goes");
   cli.add_flag("--dry-run", dry, "List the variants and check their metadata; touch no GPU");
   cli.add_option("--app", options.apps, "Only this app (repeatable)");
+  cli.add_flag("--reverse-variants", options.reverse_variants,
+               "Measure each app's variants last to first (run an A/B both ways: the order alone moves small pipelines)");
   cli.add_option("--time-budget", options.time_budget_s, "Seconds for the whole run; apps not started in time are skipped");
   cli.add_option("--app-timeout", options.app_timeout_s, "Seconds one app's measuring process may take");
   cli.add_option("--warmup", options.app.repetitions.warmup, "Untimed calls before measuring");

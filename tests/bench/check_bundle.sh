@@ -46,4 +46,13 @@ if grep -E '^\| (blur|unsharp) \|' "$work/report.md" | grep -E "failed|≠|did n
 fi
 if grep -q "^### Problems" "$work/report.md"; then fail "the report lists problems"; fi
 grep -q "<svg" "$work/chart.svg" || fail "no chart"
+
+# 3. The same bundle with each app's variants measured last to first: every output still matches
+# (the first measured owns the reference), and blur's variants come in the reverse order.
+bash "$work/cpu/run.sh" --output "$work/reversed.json" --reverse-variants --warmup 1 --min-reps 3 \
+  --seconds-per-variant 0.05 --kernel-reps 0 > "$work/reversed.log" 2>&1 || { cat "$work/reversed.log"; fail "the reversed run"; }
+order() { grep -Eo '^  blur__[a-z0-9_]+:' "$1"; }  # the runs' logs, in the order measured
+[[ "$(order "$work/reversed.log")" == "$(order "$work/run.log" | tac)" ]] ||
+  { order "$work/run.log"; order "$work/reversed.log"; fail "--reverse-variants did not reverse blur's variants"; }
+[[ $(order "$work/run.log" | wc -l) -ge 3 ]] || fail "blur's variants missing from the run's log"
 echo "bundle OK"
