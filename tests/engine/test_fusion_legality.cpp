@@ -60,6 +60,18 @@ bool offers_fusion(const std::vector<FuncDecision> &options) {
   });
 }
 
+// `out` by its first (default) tiling, `fused` computed at `level` in out's kernel, every other
+// Func inlined.
+ScheduleState fused_into_default_tiling(const PipelineDag &dag, int out, int fused, ComputeLevel level,
+                                        const GpuProfile &gpu) {
+  ScheduleState state(dag);
+  state.decide(out, standalone_options(dag, out, gpu, OptionLimits{}).front());
+  for (size_t f = 0; f < dag.funcs.size(); f++)
+    if (!state.decided[f] && int(f) != fused) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+  state.decide(fused, FuncDecision{level, out, {}});
+  return state;
+}
+
 }  // namespace
 
 TEST_CASE("coordinate paths: translations agree, a transpose drifts", "[cost_model][kernel][fusion]") {
@@ -230,15 +242,11 @@ TEST_CASE("a loop estimated at one iteration is a block loop, so a Func per thre
   const int o = func_named(dag, "out"), p = func_named(dag, "prod");
   REQUIRE(o >= 0);
   REQUIRE(p >= 0);
-  ScheduleState state(dag);
-  state.decide(o, standalone_options(dag, o, gpu, OptionLimits{}).front());
+  ScheduleState state = fused_into_default_tiling(dag, o, p, ComputeLevel::Thread, gpu);
   const StageTiling &tiling = state.decisions[size_t(o)].tilings.at(0);
   REQUIRE(tiling.vars.at(0) == "x");
   REQUIRE_FALSE(tiling.tiled(0));
   REQUIRE_FALSE(tiling.in_thread[0]);
-  for (size_t f = 0; f < dag.funcs.size(); f++)
-    if (!state.decided[f] && int(f) != p) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
-  state.decide(p, FuncDecision{ComputeLevel::Thread, o, {}});
   const KernelModel km = build_kernel_model(dag, state, o, 0, gpu);
   REQUIRE(km.valid);
   const ScheduleSpec spec = state_to_spec(dag, state, gpu);
@@ -266,11 +274,7 @@ TEST_CASE("a Func per thread that cannot be kept in registers makes its kernel i
   const int o = func_named(dag, "out"), p = func_named(dag, "prod");
   REQUIRE(o >= 0);
   REQUIRE(p >= 0);
-  ScheduleState state(dag);
-  state.decide(o, standalone_options(dag, o, gpu, OptionLimits{}).front());
-  for (size_t f = 0; f < dag.funcs.size(); f++)
-    if (!state.decided[f] && int(f) != p) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
-  state.decide(p, FuncDecision{ComputeLevel::Thread, o, {}});
+  ScheduleState state = fused_into_default_tiling(dag, o, p, ComputeLevel::Thread, gpu);
   const KernelModel per_thread = build_kernel_model(dag, state, o, 0, gpu);
   CHECK_FALSE(per_thread.valid);
   CHECK(per_thread.invalid_reason.find("registers") != std::string::npos);
@@ -351,12 +355,7 @@ TEST_CASE("a Func per block read through an uneven division is refused; by halve
     const int o = func_named(dag, "out"), d = func_named(dag, "down");
     REQUIRE(o >= 0);
     REQUIRE(d >= 0);
-    ScheduleState state(dag);
-    state.decide(o, standalone_options(dag, o, gpu, OptionLimits{}).front());
-    for (size_t f = 0; f < dag.funcs.size(); f++)
-      if (!state.decided[f] && int(f) != d) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
-    state.decide(d, FuncDecision{ComputeLevel::Block, o, {}});
-    return build_kernel_model(dag, state, o, 0, gpu);
+    return build_kernel_model(dag, fused_into_default_tiling(dag, o, d, ComputeLevel::Block, gpu), o, 0, gpu);
   };
   const KernelModel sevenths = kernel_with_down_per_block(7, 9);
   CHECK_FALSE(sevenths.valid);

@@ -783,7 +783,7 @@ private:
             passes->inlined_depth < kMergedInliningDepth) {
           // Of an inlined caller's calls, those made from its own passes.
           const bool caller_inlined = c != root_ && state_.decisions[size_t(c)].level == ComputeLevel::Inline;
-          info[p].evals_in_passes += caller_inlined && info[c].evals > 0 ? loads * info[c].evals_in_passes / info[c].evals : loads;
+          pi.evals_in_passes += caller_inlined && info[c].evals > 0 ? loads * info[c].evals_in_passes / info[c].evals : loads;
           Unrolled &mine = inlined_passes_[p];
           mine.passes_per_block = passes->passes_per_block;
           mine.inlined_depth = std::max(mine.inlined_depth, passes->inlined_depth + 1);
