@@ -364,3 +364,45 @@ TEST_CASE("a Func per block read through an uneven division is refused; by halve
   CHECK(kernel_with_down_per_block(1, 2).valid);
   CHECK(kernel_with_down_per_block(3, 4).valid);
 }
+
+TEST_CASE("a Func fused into a kernel that is re-tiled into an atomic scatter is no longer legal there",
+          "[schedule][fusion]") {
+  // Random pipeline 3001, searched: a per-row histogram's producers fused per block while its
+  // update ran a thread per row, then the update re-tiled into an atomic scatter over its
+  // reduction loop. The block loop there is a split of a reduction variable, and the pasted
+  // schedule declared it as a Var: "Can't split RVar r_row_hist_10$x into Var".
+  using namespace Halide;
+  ImageParam in(Float(32), 2, "in_rows");
+  Var i("i"), x("x"), y("y");
+  RDom r(0, 512, "r_rows");
+  Func val("val"), rows("rows");
+  val(x, y) = in(x, y) * 2.0f + 1.0f;
+  rows(i, y) = 0;
+  rows(clamp(cast<int>(val(r, y)), 0, 63), y) += 1;
+  rows.set_estimates({{0, 64}, {0, 512}});
+  in.set_estimates({{0, 512}, {0, 512}});
+  const PipelineDag dag = build_pipeline_dag(Pipeline(rows));
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  const int h = func_named(dag, "rows"), v = func_named(dag, "val");
+  REQUIRE(h >= 0);
+  REQUIRE(v >= 0);
+
+  const std::vector<FuncDecision> tilings = standalone_options(dag, h, gpu, OptionLimits{});
+  const auto atomic = std::find_if(tilings.begin(), tilings.end(), [](const FuncDecision &t) {
+    return t.level == ComputeLevel::Root && t.tilings.back().atomic && !t.tilings.back().privatized;
+  });
+  REQUIRE(atomic != tilings.end());
+  ScheduleState state(dag);
+  std::vector<FuncDecision> fusions;
+  for (const FuncDecision &t : tilings) {
+    state.decide(h, t);
+    fusions = consumer_fusion_options(dag, state, v, gpu, OptionLimits{});
+    if (offers_fusion(fusions)) break;
+  }
+  REQUIRE(offers_fusion(fusions));
+  const FuncDecision &fused = fusions.front();
+  CHECK(fusion_still_legal(dag, state, v, fused));
+  state.decide(h, *atomic);
+  CHECK_FALSE(fusion_still_legal(dag, state, v, fused));
+  CHECK_FALSE(offers_fusion(consumer_fusion_options(dag, state, v, gpu, OptionLimits{})));
+}

@@ -587,11 +587,13 @@ bool fusion_still_legal(const PipelineDag &dag, const ScheduleState &state, int 
     return false;
   // The kernel re-tiled since into partial results or a privatized update has no block loop of
   // its own to compute fused Funcs at (a matrix-vector product's dot, found by an unseen
-  // generator: the emission failed). Other kernel_accepts_fusion rules are left to the moves
-  // that check them: main's measured picks (unsharp's channels in each thread beside Funcs per
-  // block) were reached past them.
+  // generator: the emission failed); nor has one run in a single thread, and an atomic update's
+  // block loop is a split of a reduction variable, which the schedule's text declared as a Var
+  // ("Can't split RVar r_row_hist_10$x into Var": random pipeline 3001, searched). Other
+  // kernel_accepts_fusion rules are left to the moves that check them: main's measured picks
+  // (unsharp's channels in each thread beside Funcs per block) were reached past them.
   const StageTiling &last = state.decisions[size_t(d.kernel_root)].tilings.back();
-  return !last.partials && !last.privatized;
+  return !last.partials && !last.privatized && !last.atomic && !last.single_thread;
 }
 
 int consuming_kernel(const PipelineDag &dag, const ScheduleState &state, int func) {
