@@ -8,13 +8,15 @@
 // - a loop estimated at one iteration runs as a block loop (random pipeline 600101), never
 //   inside the threads, where a Func per thread would span it;
 // - a Func per thread must stay in registers (random pipeline 600171: wrong values otherwise);
-// - a kernel re-tiled into partial results takes no fused Funcs (an unseen matrix-vector product);
+// - a kernel re-tiled into partial results takes no fused Funcs (an unseen matrix-vector product),
+//   nor one re-tiled into an atomic scatter (random pipeline 3001: the pasted text did not compile);
 // - a Func per block read through an index divided by 3, 5, 9... (random pipeline 640032's
 //   resampling by 7/9): Halide 14 bounds its threads by the whole image, and CUDA refused the launch.
 // Cost: small DAGs built in memory, one CUDA compile, a few seconds.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 
 #include "halide_test_support.h"
 #include "hlsched/engine/autoscheduler.h"
@@ -70,6 +72,31 @@ ScheduleState fused_into_default_tiling(const PipelineDag &dag, int out, int fus
     if (!state.decided[f] && int(f) != fused) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
   state.decide(fused, FuncDecision{level, out, {}});
   return state;
+}
+
+// Funcs fused into `kernel` and then the kernel re-tiled by the first of its standalone tilings
+// that `retiled` accepts: some tiling of the kernel offers `func` fused into it, that fusion is
+// legal until the re-tiling, and neither legal nor offered after it.
+void check_fusion_dropped_by_retiling(const PipelineDag &dag, int kernel, int func,
+                                      const std::function<bool(const StageTiling &)> &retiled, const GpuProfile &gpu) {
+  const std::vector<FuncDecision> tilings = standalone_options(dag, kernel, gpu, OptionLimits{});
+  const auto retiling = std::find_if(tilings.begin(), tilings.end(), [&](const FuncDecision &t) {
+    return t.level == ComputeLevel::Root && retiled(t.tilings.back());
+  });
+  REQUIRE(retiling != tilings.end());
+  ScheduleState state(dag);
+  std::vector<FuncDecision> fusions;
+  for (const FuncDecision &t : tilings) {
+    state.decide(kernel, t);
+    fusions = consumer_fusion_options(dag, state, func, gpu, OptionLimits{});
+    if (offers_fusion(fusions)) break;
+  }
+  REQUIRE(offers_fusion(fusions));
+  const FuncDecision &fused = fusions.front();
+  CHECK(fusion_still_legal(dag, state, func, fused));
+  state.decide(kernel, *retiling);
+  CHECK_FALSE(fusion_still_legal(dag, state, func, fused));
+  CHECK_FALSE(offers_fusion(consumer_fusion_options(dag, state, func, gpu, OptionLimits{})));
 }
 
 }  // namespace
@@ -203,25 +230,8 @@ TEST_CASE("a Func fused into a kernel that is re-tiled into partial results is n
   REQUIRE(d >= 0);
   REQUIRE(v >= 0);
 
-  const std::vector<FuncDecision> tilings = standalone_options(dag, d, gpu, OptionLimits{});
-  const auto partials = std::find_if(tilings.begin(), tilings.end(), [](const FuncDecision &t) {
-    return t.level == ComputeLevel::Root && t.tilings.back().partials;
-  });
-  REQUIRE(partials != tilings.end());
-  // A tiling of dot that takes vec into its blocks (in slabs of the reduction, as the search chose).
-  ScheduleState state(dag);
-  std::vector<FuncDecision> fusions;
-  for (const FuncDecision &t : tilings) {
-    state.decide(d, t);
-    fusions = consumer_fusion_options(dag, state, v, gpu, OptionLimits{});
-    if (offers_fusion(fusions)) break;
-  }
-  REQUIRE(offers_fusion(fusions));
-  const FuncDecision &fused = fusions.front();
-  CHECK(fusion_still_legal(dag, state, v, fused));
-  state.decide(d, *partials);
-  CHECK_FALSE(fusion_still_legal(dag, state, v, fused));
-  CHECK_FALSE(offers_fusion(consumer_fusion_options(dag, state, v, gpu, OptionLimits{})));
+  // A tiling of dot takes vec into its blocks (in slabs of the reduction, as the search chose).
+  check_fusion_dropped_by_retiling(dag, d, v, [](const StageTiling &t) { return t.partials; }, gpu);
 }
 
 TEST_CASE("a loop estimated at one iteration is a block loop, so a Func per thread stays bounded",
@@ -387,22 +397,5 @@ TEST_CASE("a Func fused into a kernel that is re-tiled into an atomic scatter is
   REQUIRE(h >= 0);
   REQUIRE(v >= 0);
 
-  const std::vector<FuncDecision> tilings = standalone_options(dag, h, gpu, OptionLimits{});
-  const auto atomic = std::find_if(tilings.begin(), tilings.end(), [](const FuncDecision &t) {
-    return t.level == ComputeLevel::Root && t.tilings.back().atomic && !t.tilings.back().privatized;
-  });
-  REQUIRE(atomic != tilings.end());
-  ScheduleState state(dag);
-  std::vector<FuncDecision> fusions;
-  for (const FuncDecision &t : tilings) {
-    state.decide(h, t);
-    fusions = consumer_fusion_options(dag, state, v, gpu, OptionLimits{});
-    if (offers_fusion(fusions)) break;
-  }
-  REQUIRE(offers_fusion(fusions));
-  const FuncDecision &fused = fusions.front();
-  CHECK(fusion_still_legal(dag, state, v, fused));
-  state.decide(h, *atomic);
-  CHECK_FALSE(fusion_still_legal(dag, state, v, fused));
-  CHECK_FALSE(offers_fusion(consumer_fusion_options(dag, state, v, gpu, OptionLimits{})));
+  check_fusion_dropped_by_retiling(dag, h, v, [](const StageTiling &t) { return t.atomic && !t.privatized; }, gpu);
 }
