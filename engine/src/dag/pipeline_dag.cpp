@@ -45,12 +45,47 @@ public:
     if (!result.is_affine) {
       result.constant = 0;
       result.coefficients.clear();
+      AffineExpr inside;
+      through_clamps_ = true;
+      result.clamped_affine = visit(e, 1.0, inside);
+      through_clamps_ = false;
+      if (result.clamped_affine) result.clamped_coefficients = std::move(inside.coefficients);
     }
     return result;
   }
 
 private:
+  // Whether `e` mentions one of the loop variables.
+  bool moves(const Expr &e) const {
+    class Mentions : public IRVisitor {
+    public:
+      explicit Mentions(const std::set<std::string> &vars) : vars(vars) {}
+      const std::set<std::string> &vars;
+      bool found = false;
+
+    private:
+      using IRVisitor::visit;
+      void visit(const Variable *op) override { found = found || vars.count(op->name) > 0; }
+    } mentions(vars_);
+    e.accept(&mentions);
+    return mentions.found;
+  }
+
+  // Through clamps: min/max against a limit that does not move with the loops keeps the other
+  // side's coefficients (its constant is not tracked).
+  bool visit_clamped(const Expr &a, const Expr &b, double scale, AffineExpr &acc) {
+    if (!moves(b)) return visit(a, scale, acc);
+    if (!moves(a)) return visit(b, scale, acc);
+    return false;
+  }
+
   bool visit(const Expr &e, double scale, AffineExpr &acc) {
+    if (through_clamps_) {
+      if (const Min *m = e.as<Min>()) return visit_clamped(m->a, m->b, scale, acc);
+      if (const Max *m = e.as<Max>()) return visit_clamped(m->a, m->b, scale, acc);
+      // A parameter (an image's extent, a scalar input): an unknown constant.
+      if (const Variable *v = e.as<Variable>(); v && !vars_.count(v->name)) return true;
+    }
     if (const int64_t *c = as_const_int(e)) {
       acc.constant += scale * double(*c);
       return true;
@@ -80,6 +115,7 @@ private:
   }
 
   const std::set<std::string> &vars_;
+  bool through_clamps_ = false;
 };
 
 bool is_boundary_condition_name(const std::string &name) {

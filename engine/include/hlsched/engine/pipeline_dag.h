@@ -22,6 +22,12 @@ struct AffineExpr {
   double constant = 0;
   std::map<std::string, double> coefficients;  ///< loop var name -> coefficient (may be fractional: x/2)
   std::string text;                            ///< Halide's printing of the simplified expression
+  /// Not affine, but affine inside clamps whose limits do not move with the loops (a boundary
+  /// condition's `max(min(x + 1, w - 1), 0)`): the coefficients inside, which say how neighbouring
+  /// points walk through the producer away from its edges (`clamp(y, 0, h - 1)` read by
+  /// consecutive x: each point in its own row). Empty otherwise.
+  std::map<std::string, double> clamped_coefficients;
+  bool clamped_affine = false;
 };
 
 /// A closed interval of integers [min, max].
