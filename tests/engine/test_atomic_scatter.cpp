@@ -228,6 +228,73 @@ TEST_CASE("a table with bounded values is inlined into an atomic scatter's index
   check_table(true, "wrapped", ComputeLevel::Root);
 }
 
+namespace {
+
+// Random pipeline 710011's second histogram, reduced: the bins come from `table` at an index
+// computed from `bounded` (values in [0, 255], so Halide 14 clamps its calls where they sit in
+// another call's arguments). `table` looks its argument up in an int32 input, or divides it.
+Halide::Pipeline nested_lookup_histogram(bool table_looks_up) {
+  using namespace Halide;
+  ImageParam in(UInt(8), 2, "in"), weights(Int(32), 1, "weights");
+  in.dim(0).set_estimate(0, 1024);
+  in.dim(1).set_estimate(0, 768);
+  weights.dim(0).set_estimate(0, 256);
+  Var x("x"), y("y"), v("v"), i("i");
+  Func bounded("bounded"), table("table"), hist("hist");
+  bounded(x, y) = cast<float>(in(x, y));
+  table(v) = table_looks_up ? weights(clamp(v, 0, 255)) : v / 4;
+  RDom r(0, 1024, 0, 768, "r");
+  hist(i) = 0;
+  hist(clamp(table(clamp(cast<int32_t>(bounded(r.x, r.y)), 0, 255)), 0, 63)) += 1;
+  hist.set_estimates({{0, 64}});
+  return Pipeline(hist);
+}
+
+}  // namespace
+
+TEST_CASE("a bounded Func read inside another call's arguments keeps the atomic add", "[schedule][atomic]") {
+  // Halide clamps `bounded` wherever it sits inside a call's arguments: inside `table`'s (or,
+  // with `table` inlined, inside the input's it looks up) on both sides of the update, which
+  // stays an atomic add (710011 ran its privatized histogram on atom.shared.add in 0.17 ms, which
+  // the model had priced as a 36 ms CAS loop); with `table` an inlined division, in the value's
+  // copy of the index only: a compare-and-swap loop.
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  for (bool table_looks_up : {true, false})
+    for (bool table_inlined : {false, true}) {
+      INFO("table looks up: " << table_looks_up << ", inlined: " << table_inlined);
+      const bool cas = table_inlined && !table_looks_up;
+      const Halide::Pipeline pipeline = nested_lookup_histogram(table_looks_up);
+      const PipelineDag dag = build_pipeline_dag(pipeline);
+      const int hist = func_named(dag, "hist"), table = func_named(dag, "table"),
+                bounded = func_named(dag, "bounded");
+      REQUIRE(hist >= 0);
+      REQUIRE(table >= 0);
+      REQUIRE(bounded >= 0);
+      REQUIRE(dag.funcs[bounded].clamped_in_indexes);
+      REQUIRE_FALSE(dag.funcs[table].clamped_in_indexes);
+      ScheduleState state(dag);
+      REQUIRE(decide_atomic_update(dag, state, hist, gpu, false));
+      const std::vector<FuncDecision> table_own = standalone_options(dag, table, gpu, OptionLimits{});
+      REQUIRE(table_own.back().level == ComputeLevel::Root);
+      state.decide(table, table_inlined ? FuncDecision{ComputeLevel::Inline} : table_own.back());
+
+      const std::vector<FuncDecision> own = standalone_options(dag, bounded, gpu, OptionLimits{});
+      REQUIRE(own.back().level == ComputeLevel::Root);
+      CHECK(decision_breaks_atomic_add(dag, state, bounded, own.back()) == cas);
+      state.decide(bounded, own.back());
+      CHECK(atomic_update_lowers_to_cas(dag, state, hist, 1) == cas);
+
+      // What Halide 14 emits for the same schedule.
+      decide_rest_at_first_options(dag, state, gpu);
+      const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+      INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
+      apply_schedule(spec, pipeline, ApplyMode::Gpu);
+      const std::string lowered = compile_for_cuda(pipeline);
+      CHECK((lowered.find("atom.global.add") != std::string::npos) == !cas);
+      CHECK((lowered.find("atom.global.cas") != std::string::npos) == cas);
+    }
+}
+
 TEST_CASE("a repeated subexpression in the definition's own index rules the atomic out", "[schedule][atomic]") {
   using namespace Halide;
   ImageParam in(UInt(16), 2, "in");

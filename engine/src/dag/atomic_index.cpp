@@ -1,5 +1,7 @@
 #include "dag/atomic_index.h"
 
+#include <algorithm>
+
 namespace hlsched {
 
 using namespace Halide;
@@ -7,21 +9,44 @@ using namespace Halide::Internal;
 
 namespace {
 
-// Producer call sites, skipping the update's read of its own Func (and that read's arguments).
+// Producer call sites, skipping the update's read of its own Func (and that read's arguments),
+// each with the calls whose arguments hold it; and the same for uses of the variables `watched`.
 class ProducerCalls : public IRVisitor {
 public:
-  explicit ProducerCalls(std::string self) : self_(std::move(self)) {}
+  explicit ProducerCalls(std::string self, std::vector<std::string> watched = {})
+      : self_(std::move(self)), watched_(std::move(watched)) {}
   std::map<std::string, int64_t> calls;
+  std::map<std::string, std::vector<EnclosingCalls>> sites;
+  std::vector<EnclosingCalls> watched_uses;
 
 private:
   using IRVisitor::visit;
   void visit(const Call *call) override {
     if (call->call_type == Call::Halide && call->name == self_) return;
-    IRVisitor::visit(call);
-    if (call->call_type == Call::Halide || (call->call_type == Call::Image && !call->image.defined()))
+    // Halide 14 clamps inside the arguments of a Func's call and of an input's alike (tested).
+    const bool indexes = call->call_type == Call::Halide || call->call_type == Call::Image;
+    if (call->call_type == Call::Halide || (call->call_type == Call::Image && !call->image.defined())) {
       calls[call->name]++;
+      sites[call->name].push_back(enclosing_);
+    }
+    if (indexes) enclosing_.push_back(call->name);
+    IRVisitor::visit(call);
+    if (indexes) enclosing_.pop_back();
+  }
+  void visit(const Variable *var) override {
+    if (std::count(watched_.begin(), watched_.end(), var->name)) watched_uses.push_back(enclosing_);
+  }
+  void visit(const Let *let) override {
+    // A let's variable may be used anywhere in its body: its value's uses count as unenclosed.
+    EnclosingCalls saved;
+    std::swap(saved, enclosing_);
+    let->value.accept(this);
+    std::swap(saved, enclosing_);
+    let->body.accept(this);
   }
   std::string self_;
+  std::vector<std::string> watched_;
+  EnclosingCalls enclosing_;
 };
 
 class HasLet : public IRVisitor {
@@ -122,6 +147,13 @@ bool definition_repeats_argument(const Function &f) {
   return false;
 }
 
+PureCallSites pure_call_sites(const Function &f) {
+  if (!f.has_pure_definition() || f.has_extern_definition()) return {};
+  ProducerCalls calls(f.name(), f.args());
+  for (const Expr &v : f.values()) v.accept(&calls);
+  return PureCallSites{std::move(calls.sites), std::move(calls.watched_uses)};
+}
+
 AtomicIndexReads atomic_index_reads(const Function &f, const Definition &update) {
   AtomicIndexReads reads;
   ProducerCalls index(f.name()), increment(f.name());
@@ -136,6 +168,7 @@ AtomicIndexReads atomic_index_reads(const Function &f, const Definition &update)
     reads.repeats_subexpression = reads.repeats_subexpression || shared.found;
   }
   reads.index = std::move(index.calls);
+  reads.index_sites = std::move(index.sites);
   reads.increment = std::move(increment.calls);
   return reads;
 }

@@ -10,7 +10,8 @@
 //    becomes a let with a different name on each side;
 //  - clamp_unsafe_accesses clamps calls to a Func whose values are bounded short of its type's
 //    range where they sit inside another Func's arguments: inside f(index) on the value's side,
-//    not in the store's index.
+//    not in the store's index, unless the index already holds the call inside another call's
+//    arguments (a Func's or an input's: then both sides are clamped alike).
 // These helpers extract, per Func and per update, what search/atomic_lowering.h needs to predict
 // that from a schedule's inlining.
 #pragma once
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "Halide.h"
+#include "hlsched/engine/pipeline_dag.h"
 
 namespace hlsched {
 
@@ -37,10 +39,19 @@ bool definition_repeats_subexpression(const Halide::Internal::Function &f);
 /// argument is computed (a load), the computation repeats.
 bool definition_repeats_argument(const Halide::Internal::Function &f);
 
+/// A Func's pure definition: its call sites per producer (Funcs and input buffers), and the uses
+/// of its arguments, each with the calls whose arguments hold it.
+struct PureCallSites {
+  std::map<std::string, std::vector<EnclosingCalls>> calls;
+  std::vector<EnclosingCalls> argument_uses;
+};
+PureCallSites pure_call_sites(const Halide::Internal::Function &f);
+
 /// Call sites per producer (Funcs and input buffers) in an update's stored index, and in the rest
 /// of its value (the increment: everything but the update's read of its own Func).
 struct AtomicIndexReads {
   std::map<std::string, int64_t> index;
+  std::map<std::string, std::vector<EnclosingCalls>> index_sites;  ///< the index's, one per call
   std::map<std::string, int64_t> increment;
   /// The definition itself makes the index and the value's copy differ: a let in the index, or a
   /// let of the value used inside the value's copy of the index.

@@ -289,6 +289,7 @@ StageNode describe_stage(const Function &f, int index, const std::map<std::strin
       const AtomicIndexReads reads = atomic_index_reads(f, def);
       stage.index_reads = reads.index;
       stage.increment_reads = reads.increment;
+      stage.index_call_sites = reads.index_sites;
       // A subexpression of the index repeated in the definition itself (or shared with the
       // increment) makes Halide 14 lower the atomic to a compare-and-swap loop whatever the
       // schedule: such an update runs serially instead.
@@ -521,6 +522,9 @@ PipelineDag build_pipeline_dag(const Pipeline &pipeline) {
     node.mirrors_at_boundary = definition_mirrors_at_boundary(f);
     if (!f.has_extern_definition()) {
       node.stages.push_back(describe_stage(f, 0, env));
+      PureCallSites sites = pure_call_sites(f);
+      node.stages[0].call_sites = std::move(sites.calls);
+      node.stages[0].argument_uses = std::move(sites.argument_uses);
       for (size_t u = 0; u < f.updates().size(); u++) node.stages.push_back(describe_stage(f, int(u) + 1, env));
       for (const StageNode &s : node.stages) dag.has_atomic_safe_updates = dag.has_atomic_safe_updates || s.atomic_safe;
     }

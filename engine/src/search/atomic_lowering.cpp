@@ -1,5 +1,6 @@
 #include "search/atomic_lowering.h"
 
+#include <algorithm>
 #include <set>
 
 namespace hlsched {
@@ -9,6 +10,7 @@ namespace {
 // How the update's index reads one producer once the schedule's inlined Funcs are substituted.
 struct Reach {
   int64_t index_paths = 0;          ///< call sites in the inlined index
+  int64_t exposed_index_paths = 0;  ///< ... of them, not shielded by another call's arguments
   int64_t increment_paths = 0;      ///< call sites in the inlined rest of the value
   std::set<std::string> parents;    ///< definitions holding those call sites ("#index", "#increment", Funcs)
   bool computed_arguments = false;  ///< some call's arguments are not the caller's own point
@@ -19,6 +21,19 @@ struct Reach {
 bool atomic_scatter(const FuncDecision &d, int stage) {
   if (d.level != ComputeLevel::Root || stage >= int(d.tilings.size())) return false;
   return d.tilings[stage].atomic || d.tilings[stage].privatized;
+}
+
+// Whether a call at `site` sits inside some call's arguments once inlining is done, where Halide
+// clamps a bounded Func alike in the store's index and in the value's copy. An input's or a
+// materialized Func's call stays; an inlined Func's arguments land where its body uses them.
+template <typename Inlined>
+bool shielded(const PipelineDag &dag, const EnclosingCalls &site, const Inlined &inlined) {
+  return std::any_of(site.begin(), site.end(), [&](const std::string &name) {
+    const int g = dag.index_of(name);
+    if (g < 0 || !inlined(g) || dag.funcs[g].stages.empty()) return true;
+    const std::vector<EnclosingCalls> &uses = dag.funcs[g].stages.at(0).argument_uses;
+    return std::all_of(uses.begin(), uses.end(), [&](const EnclosingCalls &use) { return shielded(dag, use, inlined); });
+  });
 }
 
 }  // namespace
@@ -34,10 +49,17 @@ bool atomic_update_lowers_to_cas(const PipelineDag &dag, const ScheduleState &st
     return d && d->level == ComputeLevel::Inline;
   };
 
+  auto exposed_sites = [&](const std::vector<EnclosingCalls> &sites) {
+    return int64_t(std::count_if(sites.begin(), sites.end(),
+                                 [&](const EnclosingCalls &site) { return !shielded(dag, site, inlined); }));
+  };
+
   const StageNode &update = dag.funcs[func].stages[stage];
   std::map<std::string, Reach> reach;
   for (const auto &[producer, calls] : update.index_reads) {
     reach[producer].index_paths += calls;
+    const auto sites = update.index_call_sites.find(producer);
+    reach[producer].exposed_index_paths += sites == update.index_call_sites.end() ? calls : exposed_sites(sites->second);
     reach[producer].parents.insert("#index");
   }
   for (const ProducerAccess &a : update.accesses)
@@ -51,9 +73,13 @@ bool atomic_update_lowers_to_cas(const PipelineDag &dag, const ScheduleState &st
     auto it = reach.find(dag.funcs[g].name);
     if (it == reach.end() || !inlined(g) || dag.funcs[g].stages.empty()) continue;
     const Reach here = it->second;
-    for (const ProducerAccess &a : dag.funcs[g].stages[0].accesses) {
+    const StageNode &body = dag.funcs[g].stages[0];
+    for (const ProducerAccess &a : body.accesses) {
       Reach &r = reach[a.producer];
       r.index_paths += here.index_paths * a.calls_per_point;
+      const auto sites = body.call_sites.find(a.producer);
+      r.exposed_index_paths +=
+          here.exposed_index_paths * (sites == body.call_sites.end() ? a.calls_per_point : exposed_sites(sites->second));
       r.increment_paths += here.increment_paths * a.calls_per_point;
       r.parents.insert(dag.funcs[g].name);
       r.computed_arguments = r.computed_arguments || !a.is_pointwise;
@@ -73,9 +99,10 @@ bool atomic_update_lowers_to_cas(const PipelineDag &dag, const ScheduleState &st
       if (r.index_paths > 1 || dag.funcs[g].repeats_subexpression) return true;
       // An argument it uses twice, computed at the call (a load): the computation repeats.
       if (dag.funcs[g].repeats_argument && r.computed_arguments) return true;
-    } else if (decision(g) && dag.funcs[g].clamped_in_indexes) {
+    } else if (decision(g) && dag.funcs[g].clamped_in_indexes && r.exposed_index_paths > 0) {
       // Materialized with bounded values: clamped inside the value's f(index), not in the store's
-      // index. (Conservative: a call nested in another Func's arguments is clamped on both sides.)
+      // index, unless the index already reads it inside another call's arguments (random
+      // pipeline 710011: a lookup in a materialized table indexed by it ran on atomic adds).
       return true;
     }
   }

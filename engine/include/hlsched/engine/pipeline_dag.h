@@ -49,6 +49,10 @@ struct LoopDim {
 /// example "add.f32", "load.u16", "div.i32" (after common-subexpression elimination).
 using OpCounts = std::map<std::string, int64_t>;
 
+/// Where one call sits in an expression: the calls (Funcs and inputs) whose arguments hold it,
+/// outermost first (empty: not inside any call's arguments).
+using EnclosingCalls = std::vector<std::string>;
+
 /// A stage reading a producer (a Func or an input buffer).
 struct ProducerAccess {
   std::string producer;
@@ -118,6 +122,12 @@ struct StageNode {
   /// value, for predicting whether Halide lowers the atomic to a compare-and-swap loop
   /// (dag/atomic_index.h, search/atomic_lowering.h).
   std::map<std::string, int64_t> index_reads, increment_reads;
+  /// The same index's call sites, each with the calls whose arguments hold it.
+  std::map<std::string, std::vector<EnclosingCalls>> index_call_sites;
+  /// Pure definitions: call sites per producer, and the uses of the Func's own arguments, each
+  /// with the calls whose arguments hold it (where an inlined call's arguments land).
+  std::map<std::string, std::vector<EnclosingCalls>> call_sites;
+  std::vector<EnclosingCalls> argument_uses;
   /// Pure definitions: loops whose phase selects what a point computes (at most three), and
   /// the folded counts for each non-empty subset of them (key: bitmask over phase_loops).
   std::vector<PhaseLoop> phase_loops;
