@@ -57,18 +57,7 @@ public:
 private:
   // Whether `e` mentions one of the loop variables.
   bool moves(const Expr &e) const {
-    class Mentions : public IRVisitor {
-    public:
-      explicit Mentions(const std::set<std::string> &vars) : vars(vars) {}
-      const std::set<std::string> &vars;
-      bool found = false;
-
-    private:
-      using IRVisitor::visit;
-      void visit(const Variable *op) override { found = found || vars.count(op->name) > 0; }
-    } mentions(vars_);
-    e.accept(&mentions);
-    return mentions.found;
+    return std::any_of(vars_.begin(), vars_.end(), [&](const std::string &v) { return expr_uses_var(e, v); });
   }
 
   // Through clamps: min/max against a limit that does not move with the loops keeps the other
