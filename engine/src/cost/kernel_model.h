@@ -107,6 +107,9 @@ struct KernelModel {
   double global_atomics = 0;
   double shared_atomics_per_block = 0;
   double atomic_addresses = 1;
+  /// The fewest addresses the global atomics can fall on however the data falls: one per point
+  /// of the update's pure loops (a histogram per row scatters within its own row).
+  double atomic_distinct_at_least = 1;
   /// Halide lowers the scatter to a compare-and-swap loop instead of atomic adds
   /// (search/atomic_lowering.h): colliding lanes retry one after another.
   bool cas_loop = false;
@@ -188,6 +191,15 @@ bool rows_round_up(const FuncNode &f);
 /// depthwise_separable_conv's batch loop of 4, unrolled around its clamped 3x3 taps, ran 1.5x
 /// slower on the H200 (2026-12-02) than as a loop; bgu's output, its channels unrolled, 2.4x faster.
 bool unrolls_in_thread_loops(const PipelineDag &dag, const ScheduleState &state, int func, int stage);
+
+/// Whether Func `func`, fused per block, runs each thread's rows unrolled (BlockFusedLayout::rows;
+/// its third dimension's points stay unrolled regardless): not where it reads through a boundary
+/// condition inlined into it. There Halide 14 partitions the serial pass loop around a dimension
+/// split into threads and rows with bounds that depend on the thread, and with the rows unrolled
+/// thread row 31 of a block at the image's edge ran its last pass one iteration late: random
+/// pipeline 730026 wrote 5,184 of its 9,216 shared elements out of bounds (its lowered statement,
+/// simulated; the H100 faulted). As a loop the rows stay in bounds.
+bool unrolls_block_fused_rows(const PipelineDag &dag, const ScheduleState &state, int func);
 
 
 /// The phase loops known by value (StageNode::phase_loops, a bitmask) of a Func fused per block
