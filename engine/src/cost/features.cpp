@@ -252,7 +252,8 @@ KernelFeatures kernel_features(const PipelineDag &dag, const ScheduleState &stat
   // address per point of the update's pure loops (a histogram per row of 2,560 rows, its data in
   // one or two bins, ran 0.075 ms on the H100 where every add on one address said 0.98).
   const double waves_of_blocks = std::ceil(k.blocks / std::max(1.0, double(gpu.sm_count)));
-  t[kTermAtomicsOneAddress] = (k.global_atomics / k.atomic_distinct_at_least * gpu.global_same_address_atomic_seconds +
+  const double longest_global_chain = k.global_atomics / k.atomic_distinct_at_least;
+  t[kTermAtomicsOneAddress] = (longest_global_chain * gpu.global_same_address_atomic_seconds +
                                waves_of_blocks * k.shared_atomics_per_block * gpu.shared_same_address_atomic_seconds) *
                               ms;
   // The hand model's own serial terms (v3), from the full model: throughput already holds them

@@ -106,7 +106,8 @@ FoldedPhases folded_phases(const PipelineDag &dag, const ScheduleState &state, i
   for (int f = int(dag.funcs.size()) - 1; f >= 0; f--) {
     if (!state.decided[size_t(f)]) continue;
     const FuncDecision &d = state.decisions[size_t(f)];
-    if (d.level != ComputeLevel::Root && d.level != ComputeLevel::Inline && d.kernel_root == root) fused_side[size_t(f)] = true;
+    const bool fused = d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread;
+    if (fused && d.kernel_root == root) fused_side[size_t(f)] = true;
     if (!fused_side[size_t(f)]) continue;
     for (const std::string &name : dag.funcs[size_t(f)].producers) {
       const int p = dag.index_of(name);
