@@ -624,23 +624,8 @@ private:
   bool reached_inline(int p) const {
     if (inlined_here_.empty()) {
       inlined_here_.assign(dag_.funcs.size(), false);
-      std::vector<int> pending = {root_};
-      std::vector<bool> seen(dag_.funcs.size(), false);
-      seen[size_t(root_)] = true;
-      while (!pending.empty()) {
-        const int c = pending.back();
-        pending.pop_back();
-        for (const std::string &name : dag_.funcs[size_t(c)].producers) {
-          const int q = dag_.index_of(name);
-          if (q < 0 || seen[size_t(q)] || !state_.decided[q]) continue;
-          seen[size_t(q)] = true;
-          const FuncDecision &d = state_.decisions[q];
-          const bool inlined = d.level == ComputeLevel::Inline;
-          if (inlined) inlined_here_[size_t(q)] = true;
-          if (inlined || ((d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) && d.kernel_root == root_))
-            pending.push_back(q);
-        }
-      }
+      for (int f : funcs_in_kernel(dag_, state_, root_))
+        if (f != root_) inlined_here_[size_t(f)] = state_.decisions[f].level == ComputeLevel::Inline;
     }
     return inlined_here_[size_t(p)];
   }
@@ -1423,6 +1408,25 @@ bool unrolls_in_thread_loops(const PipelineDag &dag, const ScheduleState &state,
   const StageTiling &t = state.decisions[func].tilings.at(size_t(stage));
   if (t.single_thread || !t.has_in_thread_loop()) return false;
   return !reads_through_inlined_clamp(dag, state, dag.funcs[func].stages[size_t(stage)], 0);
+}
+
+std::vector<int> funcs_in_kernel(const PipelineDag &dag, const ScheduleState &state, int root) {
+  std::vector<int> funcs = {root};
+  std::vector<char> seen(dag.funcs.size(), 0);
+  seen[size_t(root)] = 1;
+  for (size_t next = 0; next < funcs.size(); next++) {
+    for (const std::string &name : dag.funcs[funcs[next]].producers) {
+      const int p = dag.index_of(name);
+      if (p < 0 || seen[size_t(p)] || !state.decided[p]) continue;
+      const FuncDecision &d = state.decisions[p];
+      const bool here = d.level == ComputeLevel::Inline ||
+                        ((d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) && d.kernel_root == root);
+      if (!here) continue;
+      seen[size_t(p)] = 1;
+      funcs.push_back(p);
+    }
+  }
+  return funcs;
 }
 
 bool unrolls_block_fused_rows(const PipelineDag &dag, const ScheduleState &state, int func) {

@@ -192,6 +192,10 @@ bool rows_round_up(const FuncNode &f);
 /// slower on the H200 (2026-12-02) than as a loop; bgu's output, its channels unrolled, 2.4x faster.
 bool unrolls_in_thread_loops(const PipelineDag &dag, const ScheduleState &state, int func, int stage);
 
+/// The Funcs whose stages run in the kernel of Root Func `root`: the root, and every producer
+/// reached through inlined Funcs or computed in its blocks or threads.
+std::vector<int> funcs_in_kernel(const PipelineDag &dag, const ScheduleState &state, int root);
+
 /// Whether Func `func`, fused per block, runs each thread's rows unrolled (BlockFusedLayout::rows;
 /// its third dimension's points stay unrolled regardless): not where it reads through a boundary
 /// condition inlined into it. There Halide 14 partitions the serial pass loop around a dimension
