@@ -227,12 +227,9 @@ KernelFeatures kernel_features(const PipelineDag &dag, const ScheduleState &stat
   t[kTermKernelMinimum] = own_launch ? 1e-6 * ms : 0.0;
   // The hand model spreads atomic updates evenly over the Func's points; a histogram of data
   // that falls in few bins serializes them (hist_11 of a random pipeline: 0.0006 ms predicted,
-  // 1.5 ms measured). Its worst case, for the network to weigh by what the kernel computes: one
-  // address per point of the update's pure loops (a histogram per row of 2,560 rows, its data in
-  // one or two bins, ran 0.075 ms on the H100 where every add on one address said 0.98).
+  // 1.5 ms measured). Its worst case, for the network to weigh by what the kernel computes.
   const double waves_of_blocks = std::ceil(k.blocks / std::max(1.0, double(gpu.sm_count)));
-  const double longest_global_chain = k.global_atomics / k.atomic_distinct_at_least;
-  t[kTermAtomicsOneAddress] = (longest_global_chain * gpu.global_same_address_atomic_seconds +
+  t[kTermAtomicsOneAddress] = (k.global_atomics * gpu.global_same_address_atomic_seconds +
                                waves_of_blocks * k.shared_atomics_per_block * gpu.shared_same_address_atomic_seconds) *
                               ms;
   // The hand model's own serial terms (v3), from the full model: throughput already holds them

@@ -1071,8 +1071,6 @@ private:
       km.store_efficiency = std::min(1.0, root.bytes_per_point() / 32.0);
       km.atomic_addresses = std::max(1.0, region_points);
       km.global_atomics = double(stage.points);
-      for (const LoopDim &loop : stage.loops)
-        if (!loop.is_rvar) km.atomic_distinct_at_least *= double(std::max<int64_t>(1, loop.estimate.extent()));
     }
     if (tiling.privatized) {
       // Each block updates its own copy in shared memory (zeroed, updated per point, read back)

@@ -107,9 +107,6 @@ struct KernelModel {
   double global_atomics = 0;
   double shared_atomics_per_block = 0;
   double atomic_addresses = 1;
-  /// The fewest addresses the global atomics can fall on however the data falls: one per point
-  /// of the update's pure loops (a histogram per row scatters within its own row).
-  double atomic_distinct_at_least = 1;
   /// Halide lowers the scatter to a compare-and-swap loop instead of atomic adds
   /// (search/atomic_lowering.h): colliding lanes retry one after another.
   bool cas_loop = false;
