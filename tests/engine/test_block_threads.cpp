@@ -224,3 +224,53 @@ TEST_CASE("a Func per block read down its columns fills the block and pads its r
   const Buffer<int32_t> actual = twin.realize({300, 200}, cpu_target());
   CHECK(count_differences(expected, actual) == 0);
 }
+
+TEST_CASE("a Func per block read through a boundary condition leaves its rows a loop", "[schedule][fusion]") {
+  // Rows split from a thread loop (yt, yr) inside the pass loop over the box: where the Func reads
+  // through a boundary condition Halide 14 partitions the pass loop with bounds that depend on the
+  // thread, and with the rows unrolled thread row 31 of the last block row ran its last pass one
+  // iteration late (random pipeline 730026: shared stores out of bounds, the H100 faulted). Such
+  // rows stay a loop; without the boundary condition they are unrolled.
+  using namespace Halide;
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  ImageParam in = float_input_512x512();
+  Var x("x"), y("y");
+  auto rows_per_thread = [](const StageTiling &t) {
+    return t.threads.size() == 2 && t.threads[0] == 32 && t.threads[1] == 8 && t.serial[0] == 1 && t.serial[1] == 4;
+  };
+  auto unrolls = [](const FuncSchedule &fs) {
+    for (const StageSchedule &s : fs.stages)
+      for (const Directive &d : s.directives)
+        if (d.kind == Directive::Kind::Unroll) return true;
+    return false;
+  };
+  for (const bool bounded : {true, false}) {
+    CAPTURE(bounded);
+    Func edge = BoundaryConditions::repeat_edge(in);
+    Func prod("prod"), out("out");
+    // Upsampled: Halide's region of prod per block is not the model's box, so it runs in passes.
+    prod(x, y) = (bounded ? edge(x / 2, y / 2) : in(x / 2, y / 2)) * 2.0f + 1.0f;
+    out(x, y) = prod(x, y) + prod(x + 1, y + 1);
+    out.set_estimates({{0, 1000}, {0, 1000}});
+    const Pipeline pipeline(out);
+    const PipelineDag dag = build_pipeline_dag(pipeline);
+    const int o = func_named(dag, "out"), p = func_named(dag, "prod");
+    const std::optional<FuncDecision> tiled = root_option_where(dag, o, gpu, rows_per_thread);
+    REQUIRE(tiled);
+    ScheduleState state(dag);
+    state.decide(o, *tiled);
+    state.decide(p, FuncDecision{ComputeLevel::Block, o, {}});
+    for (size_t f = 0; f < dag.funcs.size(); f++)
+      if (!state.decided[f]) state.decide(int(f), FuncDecision{ComputeLevel::Inline});
+    REQUIRE(state.complete());
+    const ScheduleSpec spec = state_to_spec(dag, state, gpu);
+    INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
+    const FuncSchedule &fused = schedule_of(spec, "prod");
+    REQUIRE(fused.level == ComputeLevel::Block);
+    REQUIRE(has(fused, Directive::Kind::Split));  // rows of its own per thread
+    CHECK(unrolls(fused) == !bounded);
+    CHECK(unrolls_block_fused_rows(dag, state, p) == !bounded);
+    apply_schedule(spec, pipeline, ApplyMode::Gpu);
+    CHECK(launches_gpu_kernels(compile_for_cuda(pipeline)));
+  }
+}

@@ -57,27 +57,6 @@ double term(const KernelCost &cost, const char *name) {
   return it == cost.terms_ms.end() ? 0.0 : it->second;
 }
 
-// The Funcs whose stages run in the kernel: its root, and every producer reached through
-// inlined Funcs or computed in its blocks or threads.
-std::vector<int> funcs_in_kernel(const PipelineDag &dag, const ScheduleState &state, int root) {
-  std::vector<int> funcs = {root};
-  std::vector<char> seen(dag.funcs.size(), 0);
-  seen[size_t(root)] = 1;
-  for (size_t next = 0; next < funcs.size(); next++) {
-    for (const std::string &name : dag.funcs[funcs[next]].producers) {
-      const int p = dag.index_of(name);
-      if (p < 0 || seen[size_t(p)] || !state.decided[p]) continue;
-      const FuncDecision &d = state.decisions[p];
-      const bool here = d.level == ComputeLevel::Inline ||
-                        ((d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) && d.kernel_root == root);
-      if (!here) continue;
-      seen[size_t(p)] = 1;
-      funcs.push_back(p);
-    }
-  }
-  return funcs;
-}
-
 // Counts one call site of `consumer` by its access pattern.
 void count_access(const PipelineDag &dag, const FuncNode &consumer, const ProducerAccess &a, PipelineFeatures &pf) {
   const double calls = double(std::max<int64_t>(1, a.calls_per_point));

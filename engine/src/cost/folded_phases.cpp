@@ -100,6 +100,22 @@ FoldedPhases folded_phases(const PipelineDag &dag, const ScheduleState &state, i
     }
   }
 
+  // Funcs fused into the kernel (per block or thread) and the Funcs inlined into them: they run
+  // their own loops, not the root's.
+  std::vector<bool> fused_side(dag.funcs.size(), false);
+  for (int f = int(dag.funcs.size()) - 1; f >= 0; f--) {
+    if (!state.decided[size_t(f)]) continue;
+    const FuncDecision &d = state.decisions[size_t(f)];
+    const bool fused = d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread;
+    if (fused && d.kernel_root == root) fused_side[size_t(f)] = true;
+    if (!fused_side[size_t(f)]) continue;
+    for (const std::string &name : dag.funcs[size_t(f)].producers) {
+      const int p = dag.index_of(name);
+      if (p >= 0 && state.decided[size_t(p)] && state.decisions[size_t(p)].level == ComputeLevel::Inline)
+        fused_side[size_t(p)] = true;
+    }
+  }
+
   // Funcs inlined into the kernel, consumers first (producers have lower indices).
   std::vector<bool> in_kernel(dag.funcs.size(), false), reached(dag.funcs.size(), false);
   in_kernel[size_t(root)] = true;
@@ -112,9 +128,9 @@ FoldedPhases folded_phases(const PipelineDag &dag, const ScheduleState &state, i
     for (const std::string &consumer : func.consumers) {
       const int q = dag.index_of(consumer);
       if (f == root || q < 0 || in_kernel[size_t(q)] || !state.decided[size_t(q)]) continue;
-      const FuncDecision &qd = state.decisions[size_t(q)];
-      if (qd.level == ComputeLevel::Inline || (qd.level != ComputeLevel::Root && qd.kernel_root == root))
-        known[size_t(f)].assign(func.args.size(), Coordinate{});
+      // (Not a consumer inlined into another kernel: random pipeline 710034's down_5 was costed
+      // differently as a sibling read of the same inlined Func was inlined elsewhere or not.)
+      if (fused_side[size_t(q)]) known[size_t(f)].assign(func.args.size(), Coordinate{});
     }
     for (const ProducerAccess &a : func.stages[0].accesses) {
       const int p = dag.index_of(a.producer);

@@ -311,7 +311,9 @@ private:
         const std::map<std::string, double> extents_s = stage_loop_extents(f, s.index, info[c].box);
         std::optional<Unrolled> unrolled;
         if (decision.level == ComputeLevel::Thread && !per_thread && in_registers(c)) unrolled = thread_fused_unrolled(c, s);
-        if (layout && s.index == 0) unrolled = block_fused_unrolled(c, *layout, points_of(extents_s) * repeats(c));
+        if (layout && s.index == 0)
+          unrolled = block_fused_unrolled(c, *layout, points_of(extents_s) * repeats(c),
+                                          unrolls_block_fused_rows(dag_, state_, c));
         // Computed per thread with a halo, each thread covers its own box: a block computes (and
         // loads for) threads x the per-thread box, not its own box once (unsharp's blur_x per
         // thread over 3 rows re-reads 7 rows of gray per thread).
@@ -425,12 +427,13 @@ private:
   // A Func fused per block: the points each thread computes unrolled (its rows and its third
   // dimension's points, block_fused_layout) load what they share once, as a root's points per
   // thread do. nullopt where each thread computes one point at a time.
-  std::optional<Unrolled> block_fused_unrolled(int c, const BlockFusedLayout &layout, double evals) const {
+  std::optional<Unrolled> block_fused_unrolled(int c, const BlockFusedLayout &layout, double evals,
+                                               bool rows_unrolled) const {
     const FuncNode &f = dag_.funcs[size_t(c)];
     Unrolled u;
     for (const LoopDim &loop : f.stages[0].loops) u.extents[loop.var] = 1;
     double per_pass = 1;
-    for (size_t k = 0; k < layout.dims.size(); k++) {
+    for (size_t k = 0; k < layout.dims.size() && rows_unrolled; k++) {
       u.extents[f.args[layout.dims[k]]] = double(layout.rows[k]);
       per_pass *= double(layout.rows[k]);
     }
@@ -611,8 +614,20 @@ private:
   bool computed_here(int p) const {
     if (p < 0 || !state_.decided[p]) return false;
     const FuncDecision &d = state_.decisions[p];
-    if (d.level == ComputeLevel::Inline) return true;
+    // Inlined into this kernel, not merely inlined somewhere: random pipeline 710034's down_5
+    // was costed differently as a sibling Func was inlined into another kernel or not.
+    if (d.level == ComputeLevel::Inline) return reached_inline(p);
     return (d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) && d.kernel_root == root_;
+  }
+
+  // Whether inlined Func `p` is called from the root or from a Func computed in this kernel.
+  bool reached_inline(int p) const {
+    if (inlined_here_.empty()) {
+      inlined_here_.assign(dag_.funcs.size(), false);
+      for (int f : funcs_in_kernel(dag_, state_, root_))
+        if (f != root_) inlined_here_[size_t(f)] = state_.decisions[f].level == ComputeLevel::Inline;
+    }
+    return inlined_here_[size_t(p)];
   }
 
   // The kernel's in-thread loops (StageTiling::in_thread: run unrolled) that coordinate `dim` of
@@ -1223,6 +1238,7 @@ private:
   double guard_branches_per_block_ = 0;  ///< guarded points per block (visit_stage), averaged over blocks
   int register_tile_ = -1;  ///< register_tile_reduction() of the kernel, when this is its last stage
   bool unrolls_in_thread_ = false;  ///< unrolls_in_thread_loops() of the kernel's stage
+  mutable std::vector<bool> inlined_here_;  ///< reached_inline(), filled on first use
   /// Funcs inlined into the kernel's unrolled points (root_unrolled): their extents per pass.
   std::map<int, Unrolled> inlined_passes_;
   /// Per Func of the kernel (its own stage, Funcs inlined into it): its coordinates' in-thread
@@ -1390,6 +1406,31 @@ bool unrolls_in_thread_loops(const PipelineDag &dag, const ScheduleState &state,
   const StageTiling &t = state.decisions[func].tilings.at(size_t(stage));
   if (t.single_thread || !t.has_in_thread_loop()) return false;
   return !reads_through_inlined_clamp(dag, state, dag.funcs[func].stages[size_t(stage)], 0);
+}
+
+std::vector<int> funcs_in_kernel(const PipelineDag &dag, const ScheduleState &state, int root) {
+  std::vector<int> funcs = {root};
+  std::vector<char> seen(dag.funcs.size(), 0);
+  seen[size_t(root)] = 1;
+  for (size_t next = 0; next < funcs.size(); next++) {
+    for (const std::string &name : dag.funcs[funcs[next]].producers) {
+      const int p = dag.index_of(name);
+      if (p < 0 || seen[size_t(p)] || !state.decided[p]) continue;
+      const FuncDecision &d = state.decisions[p];
+      const bool here = d.level == ComputeLevel::Inline ||
+                        ((d.level == ComputeLevel::Block || d.level == ComputeLevel::Thread) && d.kernel_root == root);
+      if (!here) continue;
+      seen[size_t(p)] = 1;
+      funcs.push_back(p);
+    }
+  }
+  return funcs;
+}
+
+bool unrolls_block_fused_rows(const PipelineDag &dag, const ScheduleState &state, int func) {
+  for (const StageNode &s : dag.funcs[size_t(func)].stages)
+    if (reads_through_inlined_clamp(dag, state, s, 0)) return false;
+  return true;
 }
 
 unsigned block_fused_folded_phases(const FuncNode &f, const std::vector<double> &box) {

@@ -189,6 +189,19 @@ bool rows_round_up(const FuncNode &f);
 /// slower on the H200 (2026-12-02) than as a loop; bgu's output, its channels unrolled, 2.4x faster.
 bool unrolls_in_thread_loops(const PipelineDag &dag, const ScheduleState &state, int func, int stage);
 
+/// The Funcs whose stages run in the kernel of Root Func `root`: the root, and every producer
+/// reached through inlined Funcs or computed in its blocks or threads.
+std::vector<int> funcs_in_kernel(const PipelineDag &dag, const ScheduleState &state, int root);
+
+/// Whether Func `func`, fused per block, runs each thread's rows unrolled (BlockFusedLayout::rows;
+/// its third dimension's points stay unrolled regardless): not where it reads through a boundary
+/// condition inlined into it. There Halide 14 partitions the serial pass loop around a dimension
+/// split into threads and rows with bounds that depend on the thread, and with the rows unrolled
+/// thread row 31 of a block at the image's edge ran its last pass one iteration late: random
+/// pipeline 730026 wrote 5,184 of its 9,216 shared elements out of bounds (its lowered statement,
+/// simulated; the H100 faulted). As a loop the rows stay in bounds.
+bool unrolls_block_fused_rows(const PipelineDag &dag, const ScheduleState &state, int func);
+
 
 /// The phase loops known by value (StageNode::phase_loops, a bitmask) of a Func fused per block
 /// over `box` that its per-block schedule runs unrolled inside each thread: those it reads at

@@ -471,7 +471,8 @@ bool reads_affinely(const PipelineDag &dag, const ScheduleState &state, int f, i
 // region of it is the model's box (region_follows_tile, reads_affinely).
 std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTiling &root_tiling,
                                                const std::vector<double> &box, const GpuProfile &gpu,
-                                               std::vector<double> &block_shape, bool follows_tile) {
+                                               std::vector<double> &block_shape, bool follows_tile,
+                                               bool unroll_rows) {
   std::vector<double> root_shape, root_threads;
   root_block(root_tiling, root_shape, root_threads);
   const BlockFusedLayout layout = block_fused_layout(box, block_shape, root_threads, gpu.max_threads_per_block,
@@ -571,7 +572,8 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
   }
   out.push_back(Directive{Kind::GpuThreads, threads});
   if (!inner.empty()) out.push_back(Directive{Kind::Unroll, {inner}});
-  for (const std::string &r : rows) out.push_back(Directive{Kind::Unroll, {r}});
+  if (unroll_rows)  // (unrolls_block_fused_rows)
+    for (const std::string &r : rows) out.push_back(Directive{Kind::Unroll, {r}});
   for (const std::string &p : phases) out.push_back(Directive{Kind::Unroll, {p}});
   return out;
 }
@@ -584,8 +586,9 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
 std::vector<StageSchedule> schedule_block_fused(const FuncNode &f, const StageTiling &root_tiling,
                                                 const std::vector<double> &box, const GpuProfile &gpu,
                                                 std::vector<double> &block_shape, bool follows_tile,
-                                                StageSchedule pure) {
-  std::vector<Directive> threads = block_thread_directives(f, root_tiling, box, gpu, block_shape, follows_tile);
+                                                bool unroll_rows, StageSchedule pure) {
+  std::vector<Directive> threads =
+      block_thread_directives(f, root_tiling, box, gpu, block_shape, follows_tile, unroll_rows);
   pure.directives.insert(pure.directives.end(), threads.begin(), threads.end());
   std::vector<StageSchedule> stages = {pure};
   for (size_t s = 1; s < f.stages.size(); s++) {
@@ -838,7 +841,7 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
                                          tiles_end_simply(dag, d.kernel_root) &&
                                              region_follows_tile(dag, state, f, d.kernel_root) &&
                                              reads_affinely(dag, state, f),
-                                         stage);
+                                         unrolls_block_fused_rows(dag, state, f), stage);
       } else {
         if (fused && fused->in_registers)
           fs.stages = schedule_thread_fused(func, *fused, at.fused_block_loops, stage);

@@ -21,7 +21,7 @@ using Hasher = ContentHash<0x2545f4914f6cdd1dULL>;
 // The file format: a magic line, the record count (uint64), fixed-size records (key, total
 // milliseconds), then the XXH3-64 of everything before it. Native byte order: the file stays
 // on the machine that wrote it.
-constexpr char kMagic[] = "hlsched-cost-memo-v52";  // a new cost model or layout: a new version
+constexpr char kMagic[] = "hlsched-cost-memo-v55";  // a new cost model or layout: a new version
 
 struct Record {
   uint64_t key;
@@ -70,7 +70,12 @@ uint64_t CostMemo::kernel_key(const std::vector<uint64_t> &content,
   h.add(content[root]);
   h.add(uint64_t(stage));
   for (const StageTiling &t : state.decisions[root].tilings) {
-    for (size_t i = 0; i < t.vars.size(); i++) h.add(uint64_t(t.threads[i] * 1024 + t.serial[i]) * 2 + t.in_thread[i]);
+    // Which loop each tile is of, too: a 3-D Func's (x, c) tiling is not its (x, y) one.
+    for (size_t i = 0; i < t.vars.size(); i++) {
+      h.add(t.vars[i]);
+      h.add(uint64_t(t.threads[i] * 1024 + t.serial[i]) * 2 + t.in_thread[i]);
+    }
+    if (t.own_tiling) h.add(uint64_t(0x0b17111e));
     if (t.partials) h.add(uint64_t(0x9a271a15));
     if (t.partials_regroup > 0) h.add(uint64_t(t.partials_regroup) + 0x2e900000);
     h.add(uint64_t(t.single_thread) | uint64_t(t.atomic) << 1 | uint64_t(t.privatized) << 2 |
@@ -97,7 +102,8 @@ uint64_t CostMemo::kernel_key(const std::vector<uint64_t> &content,
       h.add(content[p]);
       // Undecided apart from stored: a register tile reduction not decided yet is costed inside
       // its kernel (build_kernel_model's lookahead), stored at root it is read from memory.
-      h.add(inside ? uint64_t(d.level) + 1 : decided ? 0 : 8);
+      // A copy per slab of the kernel's reduction covers another box than a copy per block.
+      h.add(inside ? uint64_t(d.level) + 1 + (d.per_slab ? 16 : 0) : decided ? 0 : 8);
       if (inside) pending.push_back(p);
     }
   }
