@@ -137,6 +137,39 @@ TEST_CASE("a Func per block under a root read at scaled coordinates keeps consta
   }
 }
 
+TEST_CASE("a Func per block under a root read at scaled coordinates through an inlined Func keeps constant thread extents",
+          "[schedule][fusion]") {
+  // The scaled read reaches mid through flip, inlined: mid's only direct reader reads it at
+  // (99 - x, y), yet its realized region is out's (x * 4, y / 2) through the flip. Random
+  // pipeline 720008 launched 4320 threads per block so (CUDA_ERROR_INVALID_VALUE, session 41).
+  using namespace Halide;
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  ImageParam in = float_input_512x512();
+  Var x("x"), y("y");
+  Func prod("prod"), mid("mid"), flip("flip"), out("out");
+  prod(x, y) = in(x, y) * 2.0f + 1.0f;
+  mid(x, y) = clamp(prod(x, y), -1.0f, 1.0f);
+  flip(x, y) = mid(399 - x, y);
+  out(x, y) = flip(x * 4, y / 2) + flip(x * 4 + 1, y / 2 + 1);
+  out.set_estimates({{0, 100}, {0, 990}});
+  const Pipeline pipeline(out);
+  const PipelineDag dag = build_pipeline_dag(pipeline);
+  const ScheduleSpec spec = prod_per_block(pipeline, dag, gpu, "mid");
+  INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
+  CHECK(schedule_of(spec, "flip").level == ComputeLevel::Inline);
+  CHECK(schedule_of(spec, "prod").level == ComputeLevel::Block);
+  CHECK(has(schedule_of(spec, "prod"), Directive::Kind::Split));
+  apply_schedule(spec, pipeline, ApplyMode::Gpu);
+  const std::string stmt = compile_for_cuda(pipeline);
+  INFO("thread extents: " << Catch::StringMaker<std::vector<std::string>>::convert(launch_thread_extents(stmt)));
+  const std::vector<int64_t> blocks = launch_block_threads(stmt);
+  REQUIRE(blocks.size() >= 2);
+  for (int64_t threads : blocks) {
+    REQUIRE(threads > 0);
+    CHECK(threads <= 1024);
+  }
+}
+
 TEST_CASE("a Func per block read down its columns fills the block and pads its rows", "[schedule][fusion]") {
   // out transposes a 3x3 box sum computed per block: under a wide root tile (128 or more threads
   // along x, at most 4 along y) the box is a few columns by a hundred or more rows. Its rows run

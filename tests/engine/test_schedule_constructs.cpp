@@ -1245,6 +1245,52 @@ TEST_CASE("a Func computed with its sibling shares the sibling's kernel", "[sche
 
 }
 
+// Halide 14's compute_with splits a fused loop back by the first Func's extents: bgu's
+// lowres_input_im, computed with lowres_output_im over fused (y, c) blocks, read its input at
+// c = -404 (H100, session 41). A sibling whose tiling fuses block loops takes no partner.
+TEST_CASE("a Func is not computed with a sibling whose blocks fuse loops", "[schedule][constructs]") {
+  using namespace Halide;
+  const GpuProfile &gpu = find_gpu_profile("h200");
+  ImageParam in(Float(32), 3, "in");
+  in.dim(0).set_estimate(0, 240).dim(1).set_estimate(0, 135).dim(2).set_estimate(0, 3);
+  Var x("x"), y("y"), c("c");
+  Func a("a"), b("b"), out("out");
+  a(x, y, c) = in(x, y, c) * 2.0f;
+  b(x, y, c) = in(x, y, c) + 1.0f;
+  out(x, y, c) = a(x, y, c) * b(x, y, c);
+  out.set_estimates({{0, 240}, {0, 135}, {0, 3}});
+  const Pipeline pipeline(out);
+  const PipelineDag dag = build_pipeline_dag(pipeline);
+  const int fa = func_named(dag, "a"), fb = func_named(dag, "b"), fo = func_named(dag, "out");
+  const std::vector<int> order = ScheduleState::decision_order(dag);
+  const bool a_first = std::find(order.begin(), order.end(), fa) < std::find(order.begin(), order.end(), fb);
+  const int first = a_first ? fa : fb, second = a_first ? fb : fa;
+  // The first sibling in 32x8 threads, or in 256 threads along x alone (y and c fused into one
+  // grid dimension).
+  auto sibling_state = [&](bool rows_fused) {
+    ScheduleState state(dag);
+    state.decide(fo, standalone_options(dag, fo, gpu, OptionLimits{}).front());
+    std::optional<FuncDecision> tiled = root_option_where(dag, first, gpu, [](const StageTiling &t) {
+      return t.threads.size() == 3 && t.threads[0] == 32 && t.threads[1] == 8 && t.serial[0] == 1 &&
+             t.serial[1] == 1 && !t.in_thread[2];
+    });
+    REQUIRE(tiled);
+    if (rows_fused) {
+      StageTiling &t = tiled->tilings.front();
+      t.threads[0] = 256;
+      t.threads[1] = 1;
+    }
+    state.decide(first, *tiled);
+    return state;
+  };
+  auto offered_with_first = [&](const ScheduleState &state) {
+    const std::vector<FuncDecision> options = sibling_options(dag, state, second, gpu, OptionLimits{});
+    return std::any_of(options.begin(), options.end(), [&](const FuncDecision &d) { return d.computed_with == first; });
+  };
+  CHECK(offered_with_first(sibling_state(false)));
+  CHECK_FALSE(offered_with_first(sibling_state(true)));
+}
+
 namespace {
 
 // An exact total (integer sum of an 8-bit image, 512x256) and the image minus its mean.

@@ -435,18 +435,25 @@ bool region_follows_tile(const PipelineDag &dag, const ScheduleState &state, int
 // coordinates (x * 4, y / 2), that expression is one through which Halide's bound of the thread
 // loops loses the tile, and it becomes the whole region (random pipeline 640037: mix_1, read at
 // (x * 4, y / 2), launched 261x8 threads for a boundary condition computed per 32x8 tile,
-// CUDA_ERROR_INVALID_VALUE). Translations, broadcasts and data-dependent reads keep it.
-bool tiles_end_simply(const PipelineDag &dag, int root) {
-  const FuncNode &r = dag.funcs[size_t(root)];
-  if (r.is_output) return true;
-  for (const FuncNode &c : dag.funcs)
-    for (const StageNode &s : c.stages)
+// CUDA_ERROR_INVALID_VALUE). Translations, broadcasts and data-dependent reads keep it. A
+// consumer inlined (or not yet decided) reads the root where its own readers read it, so their
+// reads count too: random pipeline 720008's mix_3, read through an inlined left-right flip
+// (4319 - x) by a 4x downsampling, launched 4320 threads per block for a Func computed per
+// 128-wide tile (CUDA_ERROR_INVALID_VALUE, H100, session 41).
+bool tiles_end_simply(const PipelineDag &dag, const ScheduleState &state, int root, int reader = -1, int depth = 0) {
+  if (depth > 64) return false;
+  const FuncNode &r = dag.funcs[size_t(reader < 0 ? root : reader)];
+  if (reader < 0 && r.is_output) return true;
+  for (size_t c = 0; c < dag.funcs.size(); c++)
+    for (const StageNode &s : dag.funcs[c].stages)
       for (const ProducerAccess &a : s.accesses) {
-        if (a.producer != r.name || !a.is_affine) continue;
+        if (a.producer != r.name || !a.is_affine || int(c) == root) continue;
         for (const std::vector<AffineExpr> *bounds : {&a.region_min, &a.region_max})
           for (const AffineExpr &e : *bounds)
             for (const auto &[var, coefficient] : e.coefficients)
               if (coefficient != 0 && std::abs(coefficient) != 1) return false;
+        const bool inlined = !state.decided[c] || state.decisions[c].level == ComputeLevel::Inline;
+        if (inlined && int(c) != reader && !tiles_end_simply(dag, state, root, int(c), depth + 1)) return false;
       }
   return true;
 }
@@ -838,7 +845,7 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
         fs.stages = schedule_block_fused(func, state.decisions[d.kernel_root].tilings.back(),
                                          fused ? fused->box : std::vector<double>{}, gpu,
                                          block_shape_of_root[d.kernel_root],
-                                         tiles_end_simply(dag, d.kernel_root) &&
+                                         tiles_end_simply(dag, state, d.kernel_root) &&
                                              region_follows_tile(dag, state, f, d.kernel_root) &&
                                              reads_affinely(dag, state, f),
                                          unrolls_block_fused_rows(dag, state, f), stage);

@@ -869,6 +869,24 @@ bool same_loops(const FuncNode &a, const FuncNode &b) {
   return true;
 }
 
+// Whether state_to_spec fuses two or more of this tiling's loops into one grid dimension
+// (grid_fits). Halide 14's compute_with splits a fused loop back by the first Func's extents, and
+// the second Func's region came out wrong: bgu's lowres_input_im computed with lowres_output_im
+// over fused (y, c) blocks read its input at c = -404 (H100, session 41).
+bool fuses_block_loops(const StageTiling &t) {
+  std::vector<size_t> tiled;
+  for (size_t i = 0; i < t.vars.size(); i++)
+    if (t.tiled(i) && !t.row_loop(i)) tiled.push_back(i);
+  if (tiled.empty() && !t.vars.empty()) tiled.push_back(0);
+  int fused = 0;
+  for (size_t i = 0; i < t.vars.size(); i++) {
+    const bool is_tiled = std::find(tiled.begin(), tiled.end(), i) != tiled.end();
+    const int64_t tile = t.tiled(i) ? t.tile(i) : 1;
+    if (!is_tiled && !t.in_thread[i] && (std::max<int64_t>(1, t.extents[i]) + tile - 1) / tile > 1) fused++;
+  }
+  return fused > 1;
+}
+
 }  // namespace
 
 bool same_tiling(const StageTiling &a, const StageTiling &b) {
@@ -888,7 +906,7 @@ std::vector<FuncDecision> sibling_options(const PipelineDag &dag, const Schedule
     const FuncDecision &d = state.decisions[s];
     if (d.level != ComputeLevel::Root || d.computed_with >= 0 || d.tilings.size() != 1) continue;
     const StageTiling &t = d.tilings[0];
-    if (t.single_thread || t.atomic || t.privatized || t.partials || t.slab > 0) continue;
+    if (t.single_thread || t.atomic || t.privatized || t.partials || t.slab > 0 || fuses_block_loops(t)) continue;
     if (can_share_a_kernel(dag.funcs[s]) && same_loops(f, dag.funcs[s])) candidates.push_back(int(s));
   }
   if (candidates.empty()) return options;
