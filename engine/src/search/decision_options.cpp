@@ -167,23 +167,39 @@ double region_points(const FuncNode &f) {
   return n;
 }
 
-// Whether the grid state_to_spec makes of this tiling launches: the tiled loops (innermost
-// first) are the grid's x and y, the other parallel loops (and row loops' blocks) fused into its
-// next dimension.
-bool grid_fits(const StageTiling &t) {
+// The loops state_to_spec gives the grid's x and y (innermost first): the tiled ones, or the
+// first loop where none is.
+std::vector<size_t> grid_tiled_loops(const StageTiling &t) {
   std::vector<size_t> tiled;
   for (size_t i = 0; i < t.vars.size(); i++)
     if (t.tiled(i) && !t.row_loop(i)) tiled.push_back(i);
   if (tiled.empty() && !t.vars.empty()) tiled.push_back(0);
-  auto blocks_along = [&](size_t i) {
-    const int64_t tile = t.tiled(i) ? t.tile(i) : 1;
-    return (std::max<int64_t>(1, t.extents[i]) + tile - 1) / tile;
-  };
-  std::vector<int64_t> grid;
-  for (size_t i : tiled) grid.push_back(blocks_along(i));
-  int64_t fused = 1;
+  return tiled;
+}
+
+int64_t blocks_along(const StageTiling &t, size_t i) {
+  const int64_t tile = t.tiled(i) ? t.tile(i) : 1;
+  return (std::max<int64_t>(1, t.extents[i]) + tile - 1) / tile;
+}
+
+// The other parallel loops of more than one block, which state_to_spec fuses into the grid's
+// next dimension (with row loops' blocks).
+std::vector<size_t> grid_fused_loops(const StageTiling &t) {
+  const std::vector<size_t> tiled = grid_tiled_loops(t);
+  std::vector<size_t> fused;
   for (size_t i = 0; i < t.vars.size(); i++)
-    if (std::find(tiled.begin(), tiled.end(), i) == tiled.end() && !t.in_thread[i]) fused *= blocks_along(i);
+    if (std::find(tiled.begin(), tiled.end(), i) == tiled.end() && !t.in_thread[i] && blocks_along(t, i) > 1)
+      fused.push_back(i);
+  return fused;
+}
+
+// Whether the grid state_to_spec makes of this tiling launches: the tiled loops are the grid's x
+// and y, the other parallel loops fused into its next dimension.
+bool grid_fits(const StageTiling &t) {
+  std::vector<int64_t> grid;
+  for (size_t i : grid_tiled_loops(t)) grid.push_back(blocks_along(t, i));
+  int64_t fused = 1;
+  for (size_t i : grid_fused_loops(t)) fused *= blocks_along(t, i);
   if (fused > 1) grid.push_back(fused);
   for (size_t d = 0; d < grid.size(); d++)
     if (grid[d] > (d == 0 ? kMaxGridBlocksX : kMaxGridBlocksYZ)) return false;
@@ -873,19 +889,7 @@ bool same_loops(const FuncNode &a, const FuncNode &b) {
 // (grid_fits). Halide 14's compute_with splits a fused loop back by the first Func's extents, and
 // the second Func's region came out wrong: bgu's lowres_input_im computed with lowres_output_im
 // over fused (y, c) blocks read its input at c = -404 (H100, session 41).
-bool fuses_block_loops(const StageTiling &t) {
-  std::vector<size_t> tiled;
-  for (size_t i = 0; i < t.vars.size(); i++)
-    if (t.tiled(i) && !t.row_loop(i)) tiled.push_back(i);
-  if (tiled.empty() && !t.vars.empty()) tiled.push_back(0);
-  int fused = 0;
-  for (size_t i = 0; i < t.vars.size(); i++) {
-    const bool is_tiled = std::find(tiled.begin(), tiled.end(), i) != tiled.end();
-    const int64_t tile = t.tiled(i) ? t.tile(i) : 1;
-    if (!is_tiled && !t.in_thread[i] && (std::max<int64_t>(1, t.extents[i]) + tile - 1) / tile > 1) fused++;
-  }
-  return fused > 1;
-}
+bool fuses_block_loops(const StageTiling &t) { return grid_fused_loops(t).size() > 1; }
 
 }  // namespace
 
