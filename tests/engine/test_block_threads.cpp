@@ -59,6 +59,20 @@ bool has(const FuncSchedule &fs, Directive::Kind kind) {
   return false;
 }
 
+// `spec` applied to `pipeline` and lowered for CUDA: at least two kernels (the root's and another),
+// each launched with a constant number of threads per block, at most 1024.
+void require_constant_block_threads(const ScheduleSpec &spec, const Halide::Pipeline &pipeline) {
+  apply_schedule(spec, pipeline, ApplyMode::Gpu);
+  const std::string stmt = compile_for_cuda(pipeline);
+  INFO("thread extents: " << Catch::StringMaker<std::vector<std::string>>::convert(launch_thread_extents(stmt)));
+  const std::vector<int64_t> blocks = launch_block_threads(stmt);
+  REQUIRE(blocks.size() >= 2);  // two kernels
+  for (int64_t threads : blocks) {
+    REQUIRE(threads > 0);  // every extent a constant
+    CHECK(threads <= 1024);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("a Func per block read at affine offsets goes to the threads unsplit", "[schedule][fusion]") {
@@ -126,15 +140,7 @@ TEST_CASE("a Func per block under a root read at scaled coordinates keeps consta
   INFO(emit_schedule_source(spec, EmitContext::GeneratorSchedule));
   CHECK(schedule_of(spec, "prod").level == ComputeLevel::Block);
   CHECK(has(schedule_of(spec, "prod"), Directive::Kind::Split));
-  apply_schedule(spec, pipeline, ApplyMode::Gpu);
-  const std::string stmt = compile_for_cuda(pipeline);
-  INFO("thread extents: " << Catch::StringMaker<std::vector<std::string>>::convert(launch_thread_extents(stmt)));
-  const std::vector<int64_t> blocks = launch_block_threads(stmt);
-  REQUIRE(blocks.size() >= 2);  // two kernels
-  for (int64_t threads : blocks) {
-    REQUIRE(threads > 0);  // every extent a constant
-    CHECK(threads <= 1024);
-  }
+  require_constant_block_threads(spec, pipeline);
 }
 
 TEST_CASE("a Func per block under a root read at scaled coordinates through an inlined Func keeps constant thread extents",
@@ -159,15 +165,7 @@ TEST_CASE("a Func per block under a root read at scaled coordinates through an i
   CHECK(schedule_of(spec, "flip").level == ComputeLevel::Inline);
   CHECK(schedule_of(spec, "prod").level == ComputeLevel::Block);
   CHECK(has(schedule_of(spec, "prod"), Directive::Kind::Split));
-  apply_schedule(spec, pipeline, ApplyMode::Gpu);
-  const std::string stmt = compile_for_cuda(pipeline);
-  INFO("thread extents: " << Catch::StringMaker<std::vector<std::string>>::convert(launch_thread_extents(stmt)));
-  const std::vector<int64_t> blocks = launch_block_threads(stmt);
-  REQUIRE(blocks.size() >= 2);
-  for (int64_t threads : blocks) {
-    REQUIRE(threads > 0);
-    CHECK(threads <= 1024);
-  }
+  require_constant_block_threads(spec, pipeline);
 }
 
 TEST_CASE("a Func per block read down its columns fills the block and pads its rows", "[schedule][fusion]") {
