@@ -297,3 +297,25 @@ TEST_CASE("dag: a Func can be computed past its region where its reads of inputs
   PipelineDag pyramid = dag_of("pyramid_small", {{"levels", "2"}});
   CHECK(access_of(func(pyramid, "mapped")->stages[0], "curve_im").bounded_above);
 }
+
+TEST_CASE("dag: reads whose calls are each affine, and reads through a boundary condition", "[dag]") {
+  // out reads premultiplied at (x, y, c) and at (x, y, 3): the merged region along c is
+  // min(c, 3) .. max(c, 3), not affine, but each call is.
+  PipelineDag normalized = dag_of("normalized_channels_small");
+  const ProducerAccess &both = access_of(func(normalized, "out")->stages[0], "premultiplied");
+  CHECK_FALSE(both.is_affine);
+  CHECK(both.each_call_affine);
+  for (const ProducerAccess &a : func(normalized, "premultiplied")->stages[0].accesses) CHECK(a.each_call_affine);
+  // Their calls, each as affine as a single read: the alpha channel's follows no c.
+  REQUIRE(both.call_args.size() == 2);
+  CHECK(both.call_args[0].size() == 3);
+
+  // A boundary condition's clamp moves with the loops: not affine call by call either.
+  PipelineDag stencil = dag_of("stencil_small");
+  for (const FuncNode &f : stencil.funcs) {
+    if (!f.is_boundary_condition) continue;
+    REQUIRE(f.stages[0].accesses.size() == 1);
+    CHECK_FALSE(f.stages[0].accesses[0].is_affine);
+    CHECK_FALSE(f.stages[0].accesses[0].each_call_affine);
+  }
+}

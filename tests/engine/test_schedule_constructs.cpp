@@ -802,6 +802,37 @@ TEST_CASE("channels looped around a boundary condition share what does not depen
   CHECK(compile_pipeline(inst.pipeline, default_gpu_target()).gpu_kernels >= 1);
 }
 
+// A stage that reads a Func at its own channel and at a constant one (interpolate's output divides
+// by the alpha channel) reads each call affinely, though the two calls' merged region along c,
+// min(c, 3) .. max(c, 3), is not affine: that is no boundary condition, and its channels unroll
+// in each thread as the manual schedule unrolls them.
+TEST_CASE("channels read at their own and at a constant channel unroll in each thread", "[schedule][constructs]") {
+  auto inst = instantiate_generator("normalized_channels_small", default_gpu_target(), {});
+  const PipelineDag dag = build_pipeline_dag(inst.pipeline);
+  const int out = func_named(dag, "out"), premultiplied = func_named(dag, "premultiplied");
+  REQUIRE(out >= 0);
+  REQUIRE(premultiplied >= 0);
+  const ProducerAccess *read = nullptr;
+  for (const ProducerAccess &a : dag.funcs[size_t(out)].stages[0].accesses)
+    if (a.producer == dag.funcs[size_t(premultiplied)].name) read = &a;
+  REQUIRE(read);
+  CHECK_FALSE(read->is_affine);
+  CHECK(read->each_call_affine);
+
+  ScheduleState state(dag);
+  state.decide(out, channels_in_thread(dag, out, {32, 8, 1}, {1, 1, 1}));
+  for (int f = 0; f < int(dag.funcs.size()); f++)
+    if (f != out) state.decide(f, FuncDecision{ComputeLevel::Inline});
+  CHECK(unrolls_in_thread_loops(dag, state, out, 0));
+
+  const ScheduleSpec spec = state_to_spec(dag, state, find_gpu_profile("h200"));
+  const std::string code = emit_schedule_source(spec, EmitContext::GeneratorSchedule);
+  INFO(code);
+  CHECK(code.find(".unroll(c") != std::string::npos);
+  apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
+  CHECK(compile_pipeline(inst.pipeline, default_gpu_target()).gpu_kernels >= 1);
+}
+
 namespace {
 
 // bayer_small with `rgb` and `out` decided: `rgb` at root over `rgb_rows` x `rgb_rows` points

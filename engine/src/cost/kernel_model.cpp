@@ -1387,11 +1387,12 @@ BlockFusedLayout spread_over_threads(const std::vector<double> &box, const std::
 }
 
 // Whether a stage, or a Func inlined into it (transitively), reads through a boundary condition
-// (reads_clamped_window), as KernelBuilder::visit_stage finds.
+// (reads_clamped_window), as KernelBuilder::visit_stage finds. Calls that are each affine
+// (filled(x, y, c) beside filled(x, y, 3)) unroll as well as one affine call does.
 bool reads_through_inlined_clamp(const PipelineDag &dag, const ScheduleState &state, const StageNode &s, int depth) {
   if (depth > 64) return true;
   for (const ProducerAccess &a : s.accesses) {
-    if (reads_clamped_window(a)) return true;
+    if (reads_clamped_window(a) && !a.each_call_affine) return true;
     const int p = dag.index_of(a.producer);
     if (p >= 0 && state.decided[p] && state.decisions[p].level == ComputeLevel::Inline &&
         reads_through_inlined_clamp(dag, state, dag.funcs[p].stages[0], depth + 1))

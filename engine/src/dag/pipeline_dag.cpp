@@ -193,6 +193,37 @@ bool divides_unevenly(const Expr &index) {
   return finder.found;
 }
 
+// Per producer: whether every call of it in the expressions has affine arguments (read before
+// common-subexpression elimination, whose lets hide the loop variables).
+class CallAffinity : public IRVisitor {
+public:
+  explicit CallAffinity(AffineDecomposer &affine) : affine_(affine) {}
+  std::map<std::string, bool> each_call_affine;
+  std::map<std::string, std::vector<std::vector<AffineExpr>>> call_args;  ///< distinct calls, by text
+
+private:
+  using IRVisitor::visit;
+  AffineDecomposer &affine_;
+  std::set<std::string> seen_;
+
+  void visit(const Call *call) override {
+    IRVisitor::visit(call);
+    const bool input = call->call_type == Call::Image && !call->image.defined();
+    if (call->call_type != Call::Halide && !input) return;
+    bool affine = true;
+    std::vector<AffineExpr> args;
+    std::string key = call->name;
+    for (const Expr &arg : call->args) {
+      args.push_back(affine_.decompose(simplify(arg)));
+      affine = affine && args.back().is_affine;
+      key += "," + args.back().text;
+    }
+    auto [it, first] = each_call_affine.emplace(call->name, affine);
+    if (!first) it->second = it->second && affine;
+    if (seen_.insert(key).second) call_args[call->name].push_back(std::move(args));
+  }
+};
+
 std::vector<ProducerAccess> describe_accesses(const Function &f, const Definition &def, bool is_update,
                                               const std::map<std::string, Function> &env) {
   std::set<std::string> loop_vars;
@@ -208,6 +239,8 @@ std::vector<ProducerAccess> describe_accesses(const Function &f, const Definitio
   // Sxy(x, y) twice; hist's recolored reads both of chroma's values) is evaluated, or inlined and
   // computed, once in the generated code.
   const CallSites counter = count_call_sites(exprs);
+  CallAffinity affinity(affine);
+  for (const Expr &e : exprs) e.accept(&affinity);
 
   std::vector<ProducerAccess> accesses;
   for (const auto &[name, calls] : counter.calls) {
@@ -243,6 +276,8 @@ std::vector<ProducerAccess> describe_accesses(const Function &f, const Definitio
       access.region_max.push_back(hi_a);
       access.divides_unevenly = access.divides_unevenly || divides_unevenly(lo) || divides_unevenly(hi);
     }
+    access.each_call_affine = access.is_affine || affinity.each_call_affine[name];
+    if (!access.is_affine && access.each_call_affine) access.call_args = std::move(affinity.call_args[name]);
     accesses.push_back(std::move(access));
   }
   return accesses;

@@ -223,6 +223,11 @@ int third_loop(const StageTiling &t, const std::vector<size_t> &thread_loops) {
 // each channel), computed once per thread when the loop runs inside it.
 bool shares_values_across(const PipelineDag &dag, const StageNode &stage, const std::string &var, int depth = 0) {
   for (const ProducerAccess &a : stage.accesses) {
+    // Calls each affine (interpolate's output reads its input at (x, y, c) and at (x, y, 3)):
+    // one that ignores `var` reads a value its iterations share.
+    for (const std::vector<AffineExpr> &call : a.call_args)
+      if (std::none_of(call.begin(), call.end(), [&](const AffineExpr &e) { return e.coefficients.count(var) > 0; }))
+        return true;
     bool follows = false;
     for (size_t d = 0; d < a.region_min.size(); d++) {
       const bool here = a.region_min[d].coefficients.count(var) || a.region_max[d].coefficients.count(var) ||
