@@ -39,7 +39,7 @@ json access_json(const ProducerAccess &a) {
     region.push_back({{"min", affine_json(a.region_min[d])}, {"max", affine_json(a.region_max[d])},
                       {"points", a.points_per_consumer_point[d]}});
   return {{"producer", a.producer}, {"is_input", a.producer_is_input}, {"calls_per_point", a.calls_per_point},
-          {"pointwise", a.is_pointwise}, {"affine", a.is_affine}, {"each_call_affine", a.each_call_affine},
+          {"pointwise", a.is_pointwise}, {"affine", a.is_affine}, {"each_call_affine", a.each_call_affine()},
           {"region_per_point", region}};
 }
 

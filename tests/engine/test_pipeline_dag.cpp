@@ -304,8 +304,8 @@ TEST_CASE("dag: reads whose calls are each affine, and reads through a boundary 
   PipelineDag normalized = dag_of("normalized_channels_small");
   const ProducerAccess &both = access_of(func(normalized, "out")->stages[0], "premultiplied");
   CHECK_FALSE(both.is_affine);
-  CHECK(both.each_call_affine);
-  for (const ProducerAccess &a : func(normalized, "premultiplied")->stages[0].accesses) CHECK(a.each_call_affine);
+  CHECK(both.each_call_affine());
+  for (const ProducerAccess &a : func(normalized, "premultiplied")->stages[0].accesses) CHECK(a.each_call_affine());
   // Their calls, each as affine as a single read: the alpha channel's follows no c.
   REQUIRE(both.call_args.size() == 2);
   CHECK(both.call_args[0].size() == 3);
@@ -316,6 +316,6 @@ TEST_CASE("dag: reads whose calls are each affine, and reads through a boundary 
     if (!f.is_boundary_condition) continue;
     REQUIRE(f.stages[0].accesses.size() == 1);
     CHECK_FALSE(f.stages[0].accesses[0].is_affine);
-    CHECK_FALSE(f.stages[0].accesses[0].each_call_affine);
+    CHECK_FALSE(f.stages[0].accesses[0].each_call_affine());
   }
 }

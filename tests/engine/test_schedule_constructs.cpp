@@ -817,7 +817,7 @@ TEST_CASE("channels read at their own and at a constant channel unroll in each t
     if (a.producer == dag.funcs[size_t(premultiplied)].name) read = &a;
   REQUIRE(read);
   CHECK_FALSE(read->is_affine);
-  CHECK(read->each_call_affine);
+  CHECK(read->each_call_affine());
 
   ScheduleState state(dag);
   state.decide(out, channels_in_thread(dag, out, {32, 8, 1}, {1, 1, 1}));

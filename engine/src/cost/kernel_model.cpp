@@ -1386,16 +1386,35 @@ BlockFusedLayout spread_over_threads(const std::vector<double> &box, const std::
   return layout;
 }
 
+// Whether every bound of an access moves one to one with the loops (a translation, a transpose),
+// through clamps too: not a scaled read (x / 2, 2 * x).
+bool reads_at_unit_steps(const ProducerAccess &a) {
+  auto unit = [](const AffineExpr &e) {
+    const std::map<std::string, double> &c = e.is_affine ? e.coefficients : e.clamped_coefficients;
+    if (!e.is_affine && !e.clamped_affine) return false;
+    return std::all_of(c.begin(), c.end(), [](const auto &kv) { return kv.second == 0 || std::abs(kv.second) == 1; });
+  };
+  return std::all_of(a.region_min.begin(), a.region_min.end(), unit) &&
+         std::all_of(a.region_max.begin(), a.region_max.end(), unit);
+}
+
+// Which reads through a boundary condition count: any, or only those reached along a path that
+// scales its coordinates somewhere (edge(x / 2, y / 2)).
+enum class ClampPaths { Any, Scaled };
+
 // Whether a stage, or a Func inlined into it (transitively), reads through a boundary condition
 // (reads_clamped_window), as KernelBuilder::visit_stage finds. Calls that are each affine
 // (filled(x, y, c) beside filled(x, y, 3)) unroll as well as one affine call does.
-bool reads_through_inlined_clamp(const PipelineDag &dag, const ScheduleState &state, const StageNode &s, int depth) {
+bool reads_through_inlined_clamp(const PipelineDag &dag, const ScheduleState &state, const StageNode &s,
+                                 ClampPaths paths, bool scaled = false, int depth = 0) {
   if (depth > 64) return true;
   for (const ProducerAccess &a : s.accesses) {
-    if (reads_clamped_window(a) && !a.each_call_affine) return true;
+    const bool scaled_here = scaled || !reads_at_unit_steps(a);
+    const bool counts = paths == ClampPaths::Any || scaled_here;
+    if (counts && reads_clamped_window(a) && !a.each_call_affine()) return true;
     const int p = dag.index_of(a.producer);
     if (p >= 0 && state.decided[p] && state.decisions[p].level == ComputeLevel::Inline &&
-        reads_through_inlined_clamp(dag, state, dag.funcs[p].stages[0], depth + 1))
+        reads_through_inlined_clamp(dag, state, dag.funcs[p].stages[0], paths, scaled_here, depth + 1))
       return true;
   }
   return false;
@@ -1406,7 +1425,7 @@ bool reads_through_inlined_clamp(const PipelineDag &dag, const ScheduleState &st
 bool unrolls_in_thread_loops(const PipelineDag &dag, const ScheduleState &state, int func, int stage) {
   const StageTiling &t = state.decisions[func].tilings.at(size_t(stage));
   if (t.single_thread || !t.has_in_thread_loop()) return false;
-  return !reads_through_inlined_clamp(dag, state, dag.funcs[func].stages[size_t(stage)], 0);
+  return !reads_through_inlined_clamp(dag, state, dag.funcs[func].stages[size_t(stage)], ClampPaths::Any);
 }
 
 std::vector<int> funcs_in_kernel(const PipelineDag &dag, const ScheduleState &state, int root) {
@@ -1428,41 +1447,9 @@ std::vector<int> funcs_in_kernel(const PipelineDag &dag, const ScheduleState &st
   return funcs;
 }
 
-namespace {
-
-// Whether every bound of an access moves one to one with the loops (a translation, a transpose),
-// through clamps too: not a scaled read (x / 2, 2 * x).
-bool reads_at_unit_steps(const ProducerAccess &a) {
-  auto unit = [](const AffineExpr &e) {
-    const std::map<std::string, double> &c = e.is_affine ? e.coefficients : e.clamped_coefficients;
-    if (!e.is_affine && !e.clamped_affine) return false;
-    return std::all_of(c.begin(), c.end(), [](const auto &kv) { return kv.second == 0 || std::abs(kv.second) == 1; });
-  };
-  return std::all_of(a.region_min.begin(), a.region_min.end(), unit) &&
-         std::all_of(a.region_max.begin(), a.region_max.end(), unit);
-}
-
-// Whether a stage reads through a boundary condition inlined into it (as
-// reads_through_inlined_clamp) somewhere along a path that scales its coordinates.
-bool reads_clamp_at_scaled_steps(const PipelineDag &dag, const ScheduleState &state, const StageNode &s, bool scaled,
-                                 int depth) {
-  if (depth > 64) return true;
-  for (const ProducerAccess &a : s.accesses) {
-    const bool here = scaled || !reads_at_unit_steps(a);
-    if (reads_clamped_window(a) && !a.each_call_affine && here) return true;
-    const int p = dag.index_of(a.producer);
-    if (p >= 0 && state.decided[p] && state.decisions[p].level == ComputeLevel::Inline &&
-        reads_clamp_at_scaled_steps(dag, state, dag.funcs[p].stages[0], here, depth + 1))
-      return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 bool unrolls_block_fused_rows(const PipelineDag &dag, const ScheduleState &state, int func) {
   for (const StageNode &s : dag.funcs[size_t(func)].stages)
-    if (reads_clamp_at_scaled_steps(dag, state, s, false, 0)) return false;
+    if (reads_through_inlined_clamp(dag, state, s, ClampPaths::Scaled)) return false;
   return true;
 }
 

@@ -276,8 +276,7 @@ std::vector<ProducerAccess> describe_accesses(const Function &f, const Definitio
       access.region_max.push_back(hi_a);
       access.divides_unevenly = access.divides_unevenly || divides_unevenly(lo) || divides_unevenly(hi);
     }
-    access.each_call_affine = access.is_affine || affinity.each_call_affine[name];
-    if (!access.is_affine && access.each_call_affine) access.call_args = std::move(affinity.call_args[name]);
+    if (!access.is_affine && affinity.each_call_affine[name]) access.call_args = std::move(affinity.call_args[name]);
     accesses.push_back(std::move(access));
   }
   return accesses;

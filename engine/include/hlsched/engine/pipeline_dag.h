@@ -63,14 +63,15 @@ struct ProducerAccess {
   std::vector<int64_t> points_per_consumer_point;  ///< per dim extent when constant (else -1)
   bool is_pointwise = false;            ///< every call reads exactly the consumer's own point
   bool is_affine = false;               ///< every region bound is affine
-  /// Every call's own arguments are affine in the loop variables, though the merged region may
-  /// not be: interpolate's output reads filled(x, y, c) and filled(x, y, 3), whose channel bounds
-  /// are min(c, 3)..max(c, 3). Such reads walk their producer as each call's index does.
-  bool each_call_affine = false;
-  /// When each call is affine but the merged region is not: every distinct call's arguments
-  /// (per producer dim), so that a reader can tell which calls follow a loop and which share a
-  /// value across it (the alpha channel read at (x, y, 3) for every c). Empty otherwise.
+  /// When the merged region is not affine but every call's own arguments are (interpolate's output
+  /// reads filled(x, y, c) and filled(x, y, 3), whose channel bounds are min(c, 3)..max(c, 3)):
+  /// every distinct call's arguments (per producer dim), so that a reader can tell which calls
+  /// follow a loop and which share a value across it (the alpha channel read at (x, y, 3) for
+  /// every c). Empty otherwise.
   std::vector<std::vector<AffineExpr>> call_args;
+  /// Whether the reads walk their producer as an affine index does: the merged region is affine,
+  /// or each call is.
+  bool each_call_affine() const { return is_affine || !call_args.empty(); }
   /// Every dim's highest coordinate has an upper bound wherever the consumer's point lies (a
   /// clamp, a constant): the consumer computed past its region reads no further.
   bool bounded_above = false;
