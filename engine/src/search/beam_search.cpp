@@ -141,33 +141,23 @@ double BeamSearch::evaluate_child(const ScheduleState &parent, ScheduleState &ch
   if (d.level == ComputeLevel::Root) touched.push_back(func);
   else if (d.level == ComputeLevel::Inline) kernels_containing(child, func, touched);
   else touched.push_back(d.kernel_root);
-  // An atomic scatter's lowering (adds or a compare-and-swap loop) depends on how the Funcs it
-  // reads are computed (search/atomic_lowering.h), so a decision recosts the scatters that read
-  // the Func too: left at the cost of adds, random pipeline 710019's row histogram was picked at
-  // 0.15 ms and repriced at 556 ms once the search was done.
-  if (d.level != ComputeLevel::Inline) {
-    std::vector<int> readers;
-    kernels_containing(child, func, readers);
-    for (int r : readers)
-      for (const StageTiling &t : child.decisions[r].tilings)
-        if (t.atomic || t.privatized) {
-          touched.push_back(r);
-          break;
-        }
-  }
+  // The kernels that read the Func are costed again too: how they read it depends on where it
+  // is computed. An atomic scatter's lowering (adds or a compare-and-swap loop) does
+  // (search/atomic_lowering.h: left at the cost of adds, random pipeline 710019's row histogram
+  // was picked at 0.15 ms and repriced at 556 ms once the search was done), and so does a
+  // consumer of a reduction (reductions_small's column_sums kept the 0.10 ms it was costed at
+  // before its producer sums was decided, 0.003 ms after; the memo changed the search's pick).
+  if (d.level != ComputeLevel::Inline) kernels_containing(child, func, touched);
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
 
-  double total = parent.cost_ms;
-  for (int root : touched) {
-    const double cost = kernel_cost(child, root);
-    total += cost - child.kernel_ms[root];  // child starts as a copy of the parent's costs
-    child.kernel_ms[root] = cost;
-  }
-  // Differences of infinities are NaN: an invalid kernel anywhere makes the state invalid.
+  for (int root : touched) child.kernel_ms[root] = kernel_cost(child, root);  // the rest: the parent's
+  // Summed as evaluate() sums them, not as the parent's total plus differences (which drift in
+  // the last bits): with the memo or without, a state's cost is the same number.
+  double total = 0;
+  for (size_t f = 0; f < dag_.funcs.size(); f++)
+    if (child.decided[f] && child.decisions[f].level == ComputeLevel::Root) total += child.kernel_ms[f];
   if (!std::isfinite(total)) total = kInvalid;
-  for (int root : touched)
-    if (!std::isfinite(child.kernel_ms[root])) total = kInvalid;
   child.cost_ms = total;
   return total;
 }
@@ -290,9 +280,8 @@ std::vector<DecisionPtr> BeamSearch::children(const ScheduleState &state, int fu
 }
 
 BeamSearch::Beam BeamSearch::select(Beam candidates, int beam_size) const {
-  // By cost, ties broken by the schedule itself: costs summed incrementally (the memo) or from
-  // scratch differ in the last bits, so they are compared to a picosecond, and equal schedules
-  // must not be ordered by those bits (the memo must not change the search's result).
+  // By cost, ties broken by the schedule itself; costs compared to a picosecond, so that equal
+  // schedules are never ordered by their last bits (the memo must not change the search's result).
   struct Ranked {
     int64_t cost_ps;
     uint64_t hash;
