@@ -136,6 +136,7 @@ ScheduleResult result_for_state(const PipelineDag &dag, const ScheduleState &sta
   result.schedule = state_to_spec(dag, state, gpu);
   result.constructs = constructs_used(dag, state);
   result.stages = kernel_costs(dag, state, gpu, model);
+  result.predicted_runtime_ms = gpu.pipeline_call_seconds * 1e3;  // then the kernels, each with its launch
   for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
   for (FuncSchedule &fs : result.schedule.funcs)  // an rfactor's intermediate keeps its own comment
     if (const int f = dag.index_of(fs.func); f >= 0) fs.comment = state_comment(dag, state, f, result.stages);
@@ -159,6 +160,7 @@ ScheduleResult simple_result(const PipelineDag &dag, const GpuProfile &gpu) {
   ScheduleResult result;
   result.schedule = simple_gpu_schedule(dag, gpu);
   result.stages = roofline_costs(dag, result.schedule, gpu);
+  result.predicted_runtime_ms = gpu.pipeline_call_seconds * 1e3;
   for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
   for (FuncSchedule &fs : result.schedule.funcs) fs.comment = placement_comment(dag, fs, result.stages);
   result.gpu_profile = gpu.name;
