@@ -376,25 +376,30 @@ std::vector<ScheduleResult> candidates_ranked_by_both_models(const Halide::Pipel
   // again from its decisions (the simple schedule, with none, has one cost).
   struct Ranked {
     ScheduleResult by_learned;
-    double hand_ms, learned_ms;
+    double hand_ms, learned_ms;  // reported
+    double hand_price, learned_price;  // what the searches ranked by (search_price_ms)
+  };
+  // A schedule's kernels as the search prices them (their launches counted twice, no call).
+  const auto search_price = [](const ScheduleResult &r) {
+    double ms = 0;
+    for (const StageCost &c : r.stages) ms += search_price_ms(c.predicted_ms, c.terms_ms);
+    return ms;
   };
   std::vector<Ranked> ranked;
   std::set<std::string> seen;  // by the learned model's code: a schedule both found counts once
   for (ScheduleResult &r : by_hand) {
     ScheduleResult as_learned = r.decisions.empty() ? r : schedule_from_decisions(pipeline, dag, learned, r.decisions);
     if (!seen.insert(as_learned.schedule_code).second) continue;
-    const double learned_ms = as_learned.predicted_runtime_ms;
-    ranked.push_back({std::move(as_learned), r.predicted_runtime_ms, learned_ms});
+    const double learned_ms = as_learned.predicted_runtime_ms, learned_price = search_price(as_learned);
+    ranked.push_back({std::move(as_learned), r.predicted_runtime_ms, learned_ms, search_price(r), learned_price});
   }
   for (ScheduleResult &r : by_learned) {
     if (!seen.insert(r.schedule_code).second) continue;
-    const double hand_ms =
-        r.decisions.empty() ? r.predicted_runtime_ms
-                            : schedule_from_decisions(pipeline, dag, hand, r.decisions).predicted_runtime_ms;
-    const double learned_ms = r.predicted_runtime_ms;
-    ranked.push_back({std::move(r), hand_ms, learned_ms});
+    const ScheduleResult as_hand = r.decisions.empty() ? r : schedule_from_decisions(pipeline, dag, hand, r.decisions);
+    const double learned_ms = r.predicted_runtime_ms, learned_price = search_price(r);
+    ranked.push_back({std::move(r), as_hand.predicted_runtime_ms, learned_ms, search_price(as_hand), learned_price});
   }
-  const auto agreement = [](const Ranked &r) { return std::sqrt(r.hand_ms * r.learned_ms); };
+  const auto agreement = [](const Ranked &r) { return std::sqrt(r.hand_price * r.learned_price); };
   std::stable_sort(ranked.begin(), ranked.end(),
                    [&](const Ranked &a, const Ranked &b) { return agreement(a) < agreement(b); });
   std::vector<ScheduleResult> results;

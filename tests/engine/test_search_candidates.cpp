@@ -111,13 +111,11 @@ TEST_CASE("a small pipeline's result is at least as cheap as its search without 
 }
 
 // The beam costs a decision before the Funcs after it are decided; the final coordinate descent
-// (BeamSearch::polish) tries each Func's other options with the rest kept. On splat_small it
+// (BeamSearch::polish) tries each Func's other options with the rest kept. On reductions_small it
 // finds a cheaper schedule than the passes did, and what it returns is a schedule that compiles.
-// (pyramid_small served until the passes found its best schedule themselves, 2026-12-02;
-// reductions_small until the passes kept the costs of a reduction's consumers current, session
-// forty-three.)
+// (pyramid_small served until the passes found its best schedule themselves, 2026-12-02.)
 TEST_CASE("the final coordinate descent only ever lowers the prediction", "[search][candidates]") {
-  auto inst = instantiate_generator("splat_small", default_gpu_target(), {});
+  auto inst = instantiate_generator("reductions_small", default_gpu_target(), {});
   const PipelineDag dag = build_pipeline_dag(inst.pipeline);
   const AutoschedulerOptions polished_options = options_for_candidates();
   AutoschedulerOptions plain_options = polished_options;
