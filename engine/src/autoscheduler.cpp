@@ -136,6 +136,7 @@ ScheduleResult result_for_state(const PipelineDag &dag, const ScheduleState &sta
   result.schedule = state_to_spec(dag, state, gpu);
   result.constructs = constructs_used(dag, state);
   result.stages = kernel_costs(dag, state, gpu, model);
+  result.predicted_runtime_ms = gpu.pipeline_call_seconds * 1e3;  // then the kernels, each with its launch
   for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
   for (FuncSchedule &fs : result.schedule.funcs)  // an rfactor's intermediate keeps its own comment
     if (const int f = dag.index_of(fs.func); f >= 0) fs.comment = state_comment(dag, state, f, result.stages);
@@ -159,6 +160,7 @@ ScheduleResult simple_result(const PipelineDag &dag, const GpuProfile &gpu) {
   ScheduleResult result;
   result.schedule = simple_gpu_schedule(dag, gpu);
   result.stages = roofline_costs(dag, result.schedule, gpu);
+  result.predicted_runtime_ms = gpu.pipeline_call_seconds * 1e3;
   for (const StageCost &c : result.stages) result.predicted_runtime_ms += c.predicted_ms;
   for (FuncSchedule &fs : result.schedule.funcs) fs.comment = placement_comment(dag, fs, result.stages);
   result.gpu_profile = gpu.name;
@@ -374,25 +376,30 @@ std::vector<ScheduleResult> candidates_ranked_by_both_models(const Halide::Pipel
   // again from its decisions (the simple schedule, with none, has one cost).
   struct Ranked {
     ScheduleResult by_learned;
-    double hand_ms, learned_ms;
+    double hand_ms, learned_ms;  // reported
+    double hand_price, learned_price;  // what the searches ranked by (search_price_ms)
+  };
+  // A schedule's kernels as the search prices them (their launches counted twice, no call).
+  const auto search_price = [](const ScheduleResult &r) {
+    double ms = 0;
+    for (const StageCost &c : r.stages) ms += search_price_ms(c.predicted_ms, c.terms_ms);
+    return ms;
   };
   std::vector<Ranked> ranked;
   std::set<std::string> seen;  // by the learned model's code: a schedule both found counts once
   for (ScheduleResult &r : by_hand) {
     ScheduleResult as_learned = r.decisions.empty() ? r : schedule_from_decisions(pipeline, dag, learned, r.decisions);
     if (!seen.insert(as_learned.schedule_code).second) continue;
-    const double learned_ms = as_learned.predicted_runtime_ms;
-    ranked.push_back({std::move(as_learned), r.predicted_runtime_ms, learned_ms});
+    const double learned_ms = as_learned.predicted_runtime_ms, learned_price = search_price(as_learned);
+    ranked.push_back({std::move(as_learned), r.predicted_runtime_ms, learned_ms, search_price(r), learned_price});
   }
   for (ScheduleResult &r : by_learned) {
     if (!seen.insert(r.schedule_code).second) continue;
-    const double hand_ms =
-        r.decisions.empty() ? r.predicted_runtime_ms
-                            : schedule_from_decisions(pipeline, dag, hand, r.decisions).predicted_runtime_ms;
-    const double learned_ms = r.predicted_runtime_ms;
-    ranked.push_back({std::move(r), hand_ms, learned_ms});
+    const ScheduleResult as_hand = r.decisions.empty() ? r : schedule_from_decisions(pipeline, dag, hand, r.decisions);
+    const double learned_ms = r.predicted_runtime_ms, learned_price = search_price(r);
+    ranked.push_back({std::move(r), as_hand.predicted_runtime_ms, learned_ms, search_price(as_hand), learned_price});
   }
-  const auto agreement = [](const Ranked &r) { return std::sqrt(r.hand_ms * r.learned_ms); };
+  const auto agreement = [](const Ranked &r) { return std::sqrt(r.hand_price * r.learned_price); };
   std::stable_sort(ranked.begin(), ranked.end(),
                    [&](const Ranked &a, const Ranked &b) { return agreement(a) < agreement(b); });
   std::vector<ScheduleResult> results;

@@ -34,10 +34,14 @@ def spearman(a, b):
 
 def main():
     held_only = "--held-out" in sys.argv
-    schedules = defaultdict(lambda: {"measured": 0.0, "hand": 0.0, "learned": 0.0, "held": 0})
+    schedules = defaultdict(lambda: {"measured": 0.0, "hand": 0.0, "learned": 0.0, "held": 0, "call": 0.0})
     for row in csv.DictReader(open(sys.argv[1]), delimiter="\t"):
         s = schedules[(row["pipeline"], int(row["schedule"]))]
         s["measured"] = float(row["schedule_measured_ms"])
+        if not s["call"]:  # a call's own cost, once per schedule (TSVs before it: none)
+            s["call"] = float(row.get("call_ms") or 0)
+            s["hand"] += s["call"]
+            s["learned"] += s["call"]
         s["hand"] += float(row["hand_ms"])
         s["learned"] += float(row["learned_ms"])
         s["held"] = int(row["held_out"])

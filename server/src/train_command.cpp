@@ -160,11 +160,13 @@ json featurize_pipeline(const json &pipeline, const std::vector<json> &refs, con
 // Per kernel, for analysis (scripts/cost_model/analyze_features.py --predictions): whether its
 // pipeline is held out, the schedule's measured and predicted times, the kernel's CUPTI time and
 // the hand and learned predictions (with the launch term: the terms' last column is launch), and
-// the learned one without its launch term (what CUPTI measures).
+// the learned one without its launch term (what CUPTI measures); and what a call of the pipeline
+// adds once to its kernels' sum (call_ms, the same on every row).
 void write_predictions(const TrainingSet &set, const std::string &weights_text, const TrainOptions &split,
                        const std::string &path) {
   std::ofstream out(path);
-  out << "held_out\tpipeline\tschedule\tschedule_measured_ms\tfunc\tstage\tkernel_measured_ms\thand_ms\tlearned_ms\tlaunch_term_ms\tlearned_kernel_ms\n";
+  out << "held_out\tpipeline\tschedule\tschedule_measured_ms\tfunc\tstage\tkernel_measured_ms\thand_ms\tlearned_ms\tlaunch_term_ms\tlearned_kernel_ms\tcall_ms\n";
+  const double call_ms = pipeline_call_ms(weights_gpu(weights_text));
   const std::vector<std::string> terms = cost_term_name_list();
   const size_t launch = size_t(std::find(terms.begin(), terms.end(), "launch") - terms.begin());
   const size_t terms_at = set.pipelines.empty() || set.pipelines[0].schedules.empty() ||
@@ -181,7 +183,7 @@ void write_predictions(const TrainingSet &set, const std::string &weights_text, 
         const KernelRow &row = s.kernels[k];
         out << held_out << '\t' << p.id << '\t' << i << '\t' << s.measured_ms << '\t' << row.func << '\t' << row.stage
             << '\t' << row.measured_ms << '\t' << row.hand_ms << '\t' << learned[k] << '\t'
-            << row.values.at(terms_at + launch) << '\t' << learned_on_gpu[k] << '\n';
+            << row.values.at(terms_at + launch) << '\t' << learned_on_gpu[k] << '\t' << call_ms << '\n';
       }
     }
   }

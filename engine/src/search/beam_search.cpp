@@ -25,6 +25,7 @@ double now_s() {
 }
 
 constexpr double kInvalid = std::numeric_limits<double>::infinity();
+constexpr double kExtraLaunchShare = 1.0;  // search_price_ms
 
 // Whether some block's tile runs past the loop's extent along a loop of unrolled points per
 // thread: those blocks run Halide's guarded copy of the kernel (KernelModel::guarded_block_fraction).
@@ -99,10 +100,21 @@ double BeamSearch::kernel_cost(const ScheduleState &state, int root) {
     KernelCost cost;
     if (km.valid) cost = predict_kernel_cost(model_.get(), dag_, state, km, gpu_);
     else cost.total_ms = kInvalid;
-    if (options_.memo) memo_.insert(key, cost.total_ms);
-    total += cost.total_ms;
+    const double ms = search_price_ms(cost.total_ms, cost.terms_ms);
+    if (options_.memo) memo_.insert(key, ms);
+    total += ms;
   }
   return total;
+}
+
+// What the search ranks a kernel by: its predicted time with its launch counted twice. Priced at
+// what a launch costs (2.5 us on the H200, measured in session forty-three), the search split
+// more kernels and ran 0.94x as fast on the examples (H100: bilateral_grid 0.77x, interpolate
+// 0.79x; random pipelines 1.03x): the kernel model misses part of what more kernels cost, and the
+// old 5 us per launch stood in for it. Reported times price the launch as measured.
+double search_price_ms(double predicted_ms, const std::map<std::string, double> &terms_ms) {
+  const auto launch = terms_ms.find("launch");
+  return predicted_ms + (launch != terms_ms.end() ? kExtraLaunchShare * launch->second : 0.0);
 }
 
 double BeamSearch::evaluate(ScheduleState &state) {
@@ -141,33 +153,23 @@ double BeamSearch::evaluate_child(const ScheduleState &parent, ScheduleState &ch
   if (d.level == ComputeLevel::Root) touched.push_back(func);
   else if (d.level == ComputeLevel::Inline) kernels_containing(child, func, touched);
   else touched.push_back(d.kernel_root);
-  // An atomic scatter's lowering (adds or a compare-and-swap loop) depends on how the Funcs it
-  // reads are computed (search/atomic_lowering.h), so a decision recosts the scatters that read
-  // the Func too: left at the cost of adds, random pipeline 710019's row histogram was picked at
-  // 0.15 ms and repriced at 556 ms once the search was done.
-  if (d.level != ComputeLevel::Inline) {
-    std::vector<int> readers;
-    kernels_containing(child, func, readers);
-    for (int r : readers)
-      for (const StageTiling &t : child.decisions[r].tilings)
-        if (t.atomic || t.privatized) {
-          touched.push_back(r);
-          break;
-        }
-  }
+  // The kernels that read the Func are costed again too: how they read it depends on where it
+  // is computed. An atomic scatter's lowering (adds or a compare-and-swap loop) does
+  // (search/atomic_lowering.h: left at the cost of adds, random pipeline 710019's row histogram
+  // was picked at 0.15 ms and repriced at 556 ms once the search was done), and so does a
+  // consumer of a reduction (reductions_small's column_sums kept the 0.10 ms it was costed at
+  // before its producer sums was decided, 0.003 ms after; the memo changed the search's pick).
+  if (d.level != ComputeLevel::Inline) kernels_containing(child, func, touched);
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
 
-  double total = parent.cost_ms;
-  for (int root : touched) {
-    const double cost = kernel_cost(child, root);
-    total += cost - child.kernel_ms[root];  // child starts as a copy of the parent's costs
-    child.kernel_ms[root] = cost;
-  }
-  // Differences of infinities are NaN: an invalid kernel anywhere makes the state invalid.
+  for (int root : touched) child.kernel_ms[root] = kernel_cost(child, root);  // the rest: the parent's
+  // Summed as evaluate() sums them, not as the parent's total plus differences (which drift in
+  // the last bits): with the memo or without, a state's cost is the same number.
+  double total = 0;
+  for (size_t f = 0; f < dag_.funcs.size(); f++)
+    if (child.decided[f] && child.decisions[f].level == ComputeLevel::Root) total += child.kernel_ms[f];
   if (!std::isfinite(total)) total = kInvalid;
-  for (int root : touched)
-    if (!std::isfinite(child.kernel_ms[root])) total = kInvalid;
   child.cost_ms = total;
   return total;
 }
@@ -290,9 +292,8 @@ std::vector<DecisionPtr> BeamSearch::children(const ScheduleState &state, int fu
 }
 
 BeamSearch::Beam BeamSearch::select(Beam candidates, int beam_size) const {
-  // By cost, ties broken by the schedule itself: costs summed incrementally (the memo) or from
-  // scratch differ in the last bits, so they are compared to a picosecond, and equal schedules
-  // must not be ordered by those bits (the memo must not change the search's result).
+  // By cost, ties broken by the schedule itself; costs compared to a picosecond, so that equal
+  // schedules are never ordered by their last bits (the memo must not change the search's result).
   struct Ranked {
     int64_t cost_ps;
     uint64_t hash;

@@ -19,6 +19,7 @@
 //     or most of the pipeline changed, the full search runs.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <random>
 
@@ -39,6 +40,10 @@ struct SearchOutcome {
   /// `hlsched schedule --measure K` benchmarks.
   std::vector<ScheduleState> ranked;
 };
+
+/// What the search ranks a kernel by: its predicted time with its launch term counted twice
+/// (beam_search.cpp says why). Reported times price the launch once, as measured.
+double search_price_ms(double predicted_ms, const std::map<std::string, double> &terms_ms);
 
 class BeamSearch {
 public:

@@ -21,7 +21,7 @@ using Hasher = ContentHash<0x2545f4914f6cdd1dULL>;
 // The file format: a magic line, the record count (uint64), fixed-size records (key, total
 // milliseconds), then the XXH3-64 of everything before it. Native byte order: the file stays
 // on the machine that wrote it.
-constexpr char kMagic[] = "hlsched-cost-memo-v57";  // a new cost model or layout: a new version
+constexpr char kMagic[] = "hlsched-cost-memo-v58";  // a new cost model or layout: a new version
 
 struct Record {
   uint64_t key;

@@ -1,6 +1,7 @@
 // Training the hybrid cost model: the loss, Adam, the split by pipeline and the metrics.
 //
-// Loss per schedule s of pipeline g, with r_s = log(predicted_s) - log(measured_s):
+// Loss per schedule s of pipeline g, with r_s = log(predicted_s) - log(measured_s), predicted_s
+// the sum of its kernels' predictions plus the GPU profile's cost per call:
 //   relative_weight * (r_s - mean_g r)^2   how schedules of one pipeline compare (ranking)
 // + absolute_weight * r_s^2                 the times themselves
 // + kernel_weight * (log e_k - log m_k)^2   per kernel, where CUPTI measured it
@@ -19,6 +20,7 @@
 
 #include "cost/learned_model.h"
 #include "hlsched/engine/cost_training.h"
+#include "hlsched/engine/gpu_profile.h"
 #include "training/rows.h"
 
 namespace hlsched {
@@ -150,13 +152,14 @@ double loss_of(const CostModelWeights &w, const std::vector<const Group *> &grou
       for (double m : s.kernel_measured_ms) measured_kernels += m > 0;
     }
   if (schedules == 0) return 0;
+  const double call_ms = pipeline_call_ms(o.gpu);  // the network's kernels need not absorb it
   double loss = 0;
   std::vector<std::vector<CostModelForward>> forwards;
   std::vector<double> r, predicted;
   for (const Group *g : groups) {
     forwards.assign(g->schedules.size(), {});
     r.assign(g->schedules.size(), 0);
-    predicted.assign(g->schedules.size(), 0);
+    predicted.assign(g->schedules.size(), call_ms);
     double mean_r = 0;
     for (size_t i = 0; i < g->schedules.size(); i++) {
       const Sample &s = g->schedules[i];
@@ -233,7 +236,8 @@ double spearman(const std::vector<double> &a, const std::vector<double> &b) {
 }
 
 // `weights` null: the hand model (each kernel's hand_ms).
-PredictionMetrics metrics_of(const std::vector<const Group *> &groups, const CostModelEnsemble *weights) {
+PredictionMetrics metrics_of(const std::vector<const Group *> &groups, const CostModelEnsemble *weights,
+                             double call_ms) {
   PredictionMetrics m;
   std::vector<double> errors, kernel_errors;
   double log_ratio_sum = 0, rank_sum = 0;
@@ -241,7 +245,7 @@ PredictionMetrics metrics_of(const std::vector<const Group *> &groups, const Cos
   for (const Group *g : groups) {
     std::vector<double> predicted, measured;
     for (const Sample &s : g->schedules) {
-      double total = 0;
+      double total = call_ms;
       for (size_t k = 0; k < s.kernels.size(); k++) {
         double p = s.kernels[k].hand_ms, on_gpu = hand_execution_ms(s.kernels[k]);
         if (weights) {
@@ -362,10 +366,11 @@ TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options
       report.validation_loss = member_report.validation_loss;
     }
   }
-  report.hand_training = metrics_of(training, nullptr);
-  report.learned_training = metrics_of(training, &members);
-  report.hand_validation = metrics_of(validation, nullptr);
-  report.learned_validation = metrics_of(validation, &members);
+  const double call_ms = pipeline_call_ms(options.gpu);
+  report.hand_training = metrics_of(training, nullptr, call_ms);
+  report.learned_training = metrics_of(training, &members, call_ms);
+  report.hand_validation = metrics_of(validation, nullptr, call_ms);
+  report.learned_validation = metrics_of(validation, &members, call_ms);
   for (size_t m = 0; m < members.size(); m++)
     members[m].provenance = set.provenance + "; trained on " + std::to_string(training.size()) + " pipelines, seed " +
                             std::to_string(seeds[m]) + ", " + std::to_string(options.epochs) + " epochs" +
@@ -377,9 +382,15 @@ TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options
 
 PredictionMetrics evaluate_cost_model(const TrainingSet &set, const std::string &weights_text) {
   const std::vector<Group> groups = usable_groups(set);
-  if (weights_text.empty()) return metrics_of(pointers(groups), nullptr);
+  if (weights_text.empty()) return metrics_of(pointers(groups), nullptr, pipeline_call_ms(TrainOptions{}.gpu));
   const CostModelEnsemble w = parse_weights_ensemble(weights_text);
-  return metrics_of(pointers(groups), &w);
+  return metrics_of(pointers(groups), &w, pipeline_call_ms(w.front().gpu));
+}
+
+double pipeline_call_ms(const std::string &gpu) { return find_gpu_profile(gpu).pipeline_call_seconds * 1e3; }
+
+std::string weights_gpu(const std::string &weights_text) {
+  return weights_text.empty() ? TrainOptions{}.gpu : parse_weights_ensemble(weights_text).front().gpu;
 }
 
 std::vector<double> predict_kernels_ms(const std::string &weights_text, const std::vector<KernelRow> &kernels,

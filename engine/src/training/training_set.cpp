@@ -22,6 +22,12 @@ namespace hlsched {
 namespace {
 
 constexpr char kMagic[] = "hlsched-features";
+// Format 2: the profiles' launch halved and a cost per call added (session forty-three). Format 1
+// files price the launch term, and the hand times that include it, the old way: read, their
+// launch terms are halved and the hand times lowered by as much (the only terms the change moved).
+constexpr int kFormat = 2;
+constexpr int kFormatWithOldLaunch = 1;
+constexpr double kLaunchNowOfOld = 0.5;
 constexpr int kValuesPerKernel = kPfCount + kSfCount + kTermCount;
 
 KernelRow row_of(const std::string &func, int stage, const KernelFeatures &f) {
@@ -72,7 +78,7 @@ KernelFeatures features_of_row(const KernelRow &row) {
 std::string training_set_to_text(const TrainingSet &set) {
   std::ostringstream out;
   out.precision(17);
-  out << kMagic << " 1 " << kFeatureVersion << '\n';
+  out << kMagic << ' ' << kFormat << ' ' << kFeatureVersion << '\n';
   out << "provenance " << set.provenance << '\n';
   for (const PipelineRows &p : set.pipelines) {
     out << "pipeline " << p.id << '\n';
@@ -92,9 +98,11 @@ TrainingSet parse_training_set(const std::string &text) {
   std::istringstream in(text);
   std::string line, magic;
   int format = 0, version = 0;
-  if (!std::getline(in, line) || !(std::istringstream(line) >> magic >> format >> version) || magic != kMagic ||
-      format != 1)
+  if (!std::getline(in, line) || !(std::istringstream(line) >> magic >> format >> version) || magic != kMagic)
     throw std::runtime_error("not a hlsched features file");
+  if (format != kFormat && format != kFormatWithOldLaunch)
+    throw std::runtime_error("features file format " + std::to_string(format) + ", this build reads " +
+                             std::to_string(kFormatWithOldLaunch) + " and " + std::to_string(kFormat));
   if (version != kFeatureVersion)
     throw std::runtime_error("features version " + std::to_string(version) + ", this build computes " +
                              std::to_string(kFeatureVersion) + ": featurize the dataset again");
@@ -126,6 +134,13 @@ TrainingSet parse_training_set(const std::string &text) {
       double v;
       while (fields >> v) k.values.push_back(v);
       if (k.values.size() != size_t(kValuesPerKernel)) fail("wrong number of values");
+      if (format == kFormatWithOldLaunch) {  // priced again as today's profiles price it
+        double &launch = k.values[size_t(kPfCount + kSfCount + kTermLaunch)];
+        const double saved = launch * (1 - kLaunchNowOfOld);
+        launch -= saved;
+        k.hand_ms -= saved;
+        set.pipelines.back().schedules.back().hand_ms -= saved;
+      }
       set.pipelines.back().schedules.back().kernels.push_back(std::move(k));
     } else {
       fail("unknown line '" + key + "'");

@@ -142,6 +142,13 @@ TrainReport train_cost_model(const TrainingSet &set, const TrainOptions &options
 /// hash falls in the validation fold, or it starts with one of the held-out prefixes.
 bool held_out_of_training(const std::string &id, const TrainOptions &options);
 
+/// What one call of a pipeline costs on `gpu` beyond its kernels (GpuProfile::pipeline_call_seconds),
+/// in ms: a pipeline's predicted time is this plus its kernels' predictions.
+double pipeline_call_ms(const std::string &gpu);
+
+/// The GPU that weights (text) were trained for; the hand model's default for empty text.
+std::string weights_gpu(const std::string &weights_text);
+
 /// Metrics of weights (text; empty: the hand model) on all of `set`.
 PredictionMetrics evaluate_cost_model(const TrainingSet &set, const std::string &weights_text);
 

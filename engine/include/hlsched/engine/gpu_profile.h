@@ -34,7 +34,12 @@ struct GpuProfile {
   double l2_bandwidth_bytes_per_s = 0;     ///< L2 -> SM, whole GPU
   double l1_bandwidth_bytes_per_s = 0;     ///< load/store units through L1, whole GPU
   int warps_to_hide_latency = 16;          ///< resident warps per SM below which memory stalls show
-  double kernel_launch_seconds = 0;        ///< back-to-back launch overhead of one kernel
+  /// What each kernel adds to a pipeline's time beyond its own run on the GPU (CUPTI's time):
+  /// the gap to the next launch, and its buffer's allocation.
+  double kernel_launch_seconds = 0;
+  /// What a call of the pipeline costs beyond its kernels and their launches, once: argument
+  /// checks, the first launch's latency, the final synchronization.
+  double pipeline_call_seconds = 0;
   double block_sync_seconds = 0;           ///< one __syncthreads round trip
   /// Per thread block, on its SM: dispatching it and retiring it, not hidden by the SM's other
   /// blocks (the cost model adds blocks / SMs x this to a kernel). 0 where not measured.
