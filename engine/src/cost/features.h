@@ -26,6 +26,11 @@ constexpr int kFeatureVersion = 3;
 constexpr int kPreviousFeatureVersion = 2;
 constexpr int kTermsAddedInVersion3 = 3;
 
+/// Every profile's launch was halved in session forty-three (measured again, a cost per call
+/// added): the launch terms that weights and format-1 feature files were made with are this many
+/// times today's.
+constexpr double kOldLaunchPerLaunch = 2.0;
+
 /// The cost terms, in ms. hand_coefficients() gives their weights in the hand model.
 enum CostTerm : int {
   kTermThroughput,        ///< the hand model's overlapped max(compute, memory, shared, atomics), affine reads only

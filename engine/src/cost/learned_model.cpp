@@ -23,7 +23,6 @@ constexpr int kFormatVersion = 1;
 constexpr double kLeak = 0.01;
 // Terms are milliseconds spanning 1e-6..1e3: log(x + floor) keeps the tiny ones apart.
 constexpr double kTermFloorMs = 1e-6;
-constexpr double kLaunchInputScale = 2.0;  // network_inputs
 
 template <typename M>
 void write_array(std::ostream &out, const char *name, const M &m) {
@@ -214,11 +213,10 @@ void network_inputs(const KernelFeatures &f, Eigen::Matrix<double, kPfCount, 1> 
   for (int i = 0; i < kSfCount; i++) schedule[i] = std::log1p(std::max(0.0, f.schedule[size_t(i)]));
   for (int i = 0; i < kTermCount; i++)
     schedule[kSfCount + i] = std::log(kTermFloorMs + std::max(0.0, f.terms_ms[size_t(i)]));
-  // Every profile's launch was halved in session forty-three (measured again, with a cost per
-  // call added): the network reads the launch term at its old scale, which its weights were
-  // trained with, so the embedded weights still compute the coefficients they did.
+  // The network reads the launch term at the scale its weights were trained with, so the
+  // embedded weights still compute the coefficients they did.
   schedule[kSfCount + kTermLaunch] =
-      std::log(kTermFloorMs + kLaunchInputScale * std::max(0.0, f.terms_ms[size_t(kTermLaunch)]));
+      std::log(kTermFloorMs + kOldLaunchPerLaunch * std::max(0.0, f.terms_ms[size_t(kTermLaunch)]));
 }
 
 CostModelForward forward(const CostModelWeights &w, const KernelFeatures &f) {

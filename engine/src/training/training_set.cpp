@@ -23,11 +23,11 @@ namespace {
 
 constexpr char kMagic[] = "hlsched-features";
 // Format 2: the profiles' launch halved and a cost per call added (session forty-three). Format 1
-// files price the launch term, and the hand times that include it, the old way: read, their
-// launch terms are halved and the hand times lowered by as much (the only terms the change moved).
+// files price the launch term, and the hand times that include it, the old way
+// (kOldLaunchPerLaunch): read, their launch terms are priced as today and the hand times lowered
+// by as much (the only terms the change moved).
 constexpr int kFormat = 2;
 constexpr int kFormatWithOldLaunch = 1;
-constexpr double kLaunchNowOfOld = 0.5;
 constexpr int kValuesPerKernel = kPfCount + kSfCount + kTermCount;
 
 KernelRow row_of(const std::string &func, int stage, const KernelFeatures &f) {
@@ -136,7 +136,7 @@ TrainingSet parse_training_set(const std::string &text) {
       if (k.values.size() != size_t(kValuesPerKernel)) fail("wrong number of values");
       if (format == kFormatWithOldLaunch) {  // priced again as today's profiles price it
         double &launch = k.values[size_t(kPfCount + kSfCount + kTermLaunch)];
-        const double saved = launch * (1 - kLaunchNowOfOld);
+        const double saved = launch * (1 - 1 / kOldLaunchPerLaunch);
         launch -= saved;
         k.hand_ms -= saved;
         set.pipelines.back().schedules.back().hand_ms -= saved;
