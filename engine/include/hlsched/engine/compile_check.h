@@ -3,14 +3,28 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "Halide.h"
 
 namespace hlsched {
 
+/// One GPU kernel launch of the lowered host code.
+struct KernelLaunch {
+  std::string kernel;           ///< the device entry point, e.g. "_kernel_blur_s0_y_yo___block_id_y"
+  int64_t block_threads = -1;   ///< threads per block; -1 where Halide computes it only at run time
+};
+
 struct CompiledPipeline {
   std::string lowered_stmt;  ///< the lowered program, as Halide prints it
   int gpu_kernels = 0;       ///< GPU block loop nests (kernel launches per run)
+  std::vector<KernelLaunch> launches;  ///< the GPU launches found in the host code
+
+  /// Launches whose thread block is not a constant of at most `max_threads`: a block size that
+  /// Halide bounds only at run time can exceed the hardware's limit there (random pipeline
+  /// 770018: 256x236 threads, CUDA_ERROR_INVALID_VALUE), and none of the schedules we emit
+  /// intends one.
+  std::vector<KernelLaunch> unbounded_launches(int64_t max_threads = 1024) const;
 };
 
 /// Lowers and compiles `pipeline` with whatever schedule it has for `target` (for CUDA targets,
