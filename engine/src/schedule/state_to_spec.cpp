@@ -438,8 +438,10 @@ bool region_follows_tile(const PipelineDag &dag, const ScheduleState &state, int
 // (x * 4, y / 2), launched 261x8 threads for a boundary condition computed per 32x8 tile;
 // 720008's mix_3, read through an inlined left-right flip (4319 - x) by a 4x downsampling, 4320
 // threads per 128-wide tile (session 41); 770018's channel_mix_7_sum, two kernels before a read at
-// (x, y * 2), 256x236 threads for a Func per 256x4 tile of its update (session 44; each
-// CUDA_ERROR_INVALID_VALUE). Translations, flips, broadcasts and data-dependent reads keep it.
+// (x, y * 2), 256x236 threads for a Func per 256x4 tile of its update; 790004's transpose_8, read
+// rotated by 90 degrees, 256x32 threads for a Func per 16x32 tile (session 44; each
+// CUDA_ERROR_INVALID_VALUE). Flips and transposes count as scaled reads do: translations,
+// broadcasts and data-dependent reads keep it.
 bool tiles_end_simply(const PipelineDag &dag, int root) {
   if (dag.funcs[size_t(root)].is_output) return true;
   std::vector<int> pending = {root};
@@ -452,10 +454,16 @@ bool tiles_end_simply(const PipelineDag &dag, int root) {
       for (const StageNode &s : dag.funcs[c].stages)
         for (const ProducerAccess &a : s.accesses) {
           if (a.producer != name || !a.is_affine || int(c) == root) continue;
+          const std::vector<std::string> &loops = dag.funcs[c].args;
           for (const std::vector<AffineExpr> *bounds : {&a.region_min, &a.region_max})
-            for (const AffineExpr &e : *bounds)
-              for (const auto &[var, coefficient] : e.coefficients)
-                if (coefficient != 0 && std::abs(coefficient) != 1) return false;
+            for (size_t d = 0; d < bounds->size(); d++)
+              for (const auto &[var, coefficient] : (*bounds)[d].coefficients) {
+                if (coefficient == 0) continue;
+                if (coefficient != 1) return false;  // scaled or flipped
+                // Another of the reader's loops along this dimension: a transpose or rotation.
+                const bool pure = std::find(loops.begin(), loops.end(), var) != loops.end();
+                if (pure && (d >= loops.size() || loops[d] != var)) return false;
+              }
           if (!seen[c]) {  // (an output's region is its buffer, whoever else reads it)
             seen[c] = true;
             if (dag.funcs[c].is_output) continue;
