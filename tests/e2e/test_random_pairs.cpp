@@ -1,7 +1,7 @@
 // (random pipeline, random schedule) pairs: for each seeded `hlsched random-pipeline` and each of
 // its random schedules (random walks over the search's options, sample_schedules):
-//   1. applied (ApplyMode::Gpu), it compiles for CUDA and launches GPU kernels, each with a
-//      constant thread block of at most 1024 threads (CompiledPipeline::unbounded_launches);
+//   1. applied (ApplyMode::Gpu), it compiles for CUDA and launches GPU kernels, each with at
+//      most 1024 threads per block at the estimated sizes (CompiledPipeline::unbounded_launches);
 //   2. pasted as text into the generator's schedule(), it compiles and lowers to exactly the
 //      program the applied schedule lowers to;
 //   3. its CPU twin (ApplyMode::Cpu) computes, bit for bit, what the compute_root pipeline
