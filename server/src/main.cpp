@@ -112,6 +112,8 @@ int run_schedule(const SourceOptions &options, const hlsched::AutoschedulerOptio
     std::remove(spec_path.c_str());
     if (!applied.ok()) return report_failure(applied, options.json);
     outcome.result["verified"] = {{"compiled", true}, {"gpu_kernels", applied.result["gpu_kernels"]}};
+    if (applied.result.contains("unbounded_launches"))
+      outcome.result["verified"]["unbounded_launches"] = applied.result["unbounded_launches"];
   }
   if (options.json) std::cout << outcome.result.dump(2) << "\n";
   else std::cout << hlsched::server::schedule_report(outcome.result);
@@ -136,7 +138,8 @@ int run_lower(const SourceOptions &options, const std::string &target, const std
   else
     std::cout << "Generator '" << outcome.result.value("generator", "?") << "' with its own schedule compiles for "
               << outcome.result.value("target", "?") << ": " << outcome.result.value("gpu_kernels", 0)
-              << " GPU kernels.\n";
+              << " GPU kernels.\n"
+              << hlsched::server::unbounded_launches_report(outcome.result);
   return 0;
 }
 

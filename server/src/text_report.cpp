@@ -32,7 +32,10 @@ std::string schedule_report(const json &r) {
   else if (r["search"].value("budget_exhausted", false))
     out << " (its work budget used up; --work-budget gives it more)";
   out << "\n";
-  if (r.contains("verified")) out << "Verified:   compiles for the target, " << r["verified"].value("gpu_kernels", 0) << " GPU kernels\n";
+  if (r.contains("verified")) {
+    out << "Verified:   compiles for the target, " << r["verified"].value("gpu_kernels", 0) << " GPU kernels\n";
+    out << unbounded_launches_report(r["verified"]);
+  }
   out << "\n// ---- paste into the generator's schedule() ----\n" << r.value("schedule_code", "")
       << "// ---- end ----\n\n";
 
@@ -48,6 +51,19 @@ std::string schedule_report(const json &r) {
         << pad(s.value("bound", ""), 9);
     for (const auto &t : term_names) out << pad(s["terms"].contains(t) ? ms(s["terms"][t].get<double>()) : "-", 18);
     out << "\n";
+  }
+  return out.str();
+}
+
+std::string unbounded_launches_report(const json &r) {
+  std::ostringstream out;
+  if (!r.contains("unbounded_launches")) return "";
+  for (const json &l : r["unbounded_launches"]) {
+    const int64_t threads = l.value("block_threads", int64_t{-1});
+    out << "Warning:    kernel " << l.value("kernel", "?") << " launches "
+        << (threads < 0 ? std::string("a thread block Halide sizes only at run time")
+                        : std::to_string(threads) + " threads per block")
+        << ": more than 1024 fail to launch (CUDA_ERROR_INVALID_VALUE)\n";
   }
   return out.str();
 }

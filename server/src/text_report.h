@@ -9,5 +9,7 @@ namespace hlsched::server {
 
 std::string schedule_report(const nlohmann::json &result);
 std::string dag_report(const nlohmann::json &dag);
+/// One warning line per launch of `compiled["unbounded_launches"]` (a lower or verify result).
+std::string unbounded_launches_report(const nlohmann::json &compiled);
 
 }  // namespace hlsched::server

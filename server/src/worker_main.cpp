@@ -133,6 +133,14 @@ void write_stmt(const std::string &path, const CompiledPipeline &compiled) {
   std::ofstream(path) << compiled.lowered_stmt;
 }
 
+// `result` with the launches whose thread block is no constant within the hardware's limit, if any
+// (CompiledPipeline::unbounded_launches): such a program compiles and may fail to launch.
+json with_unbounded_launches(json result, const CompiledPipeline &compiled) {
+  for (const KernelLaunch &launch : compiled.unbounded_launches())
+    result["unbounded_launches"].push_back({{"kernel", launch.kernel}, {"block_threads", launch.block_threads}});
+  return result;
+}
+
 json run_task(const WorkerRequest &request) {
   load_library(request.library);
   die_here_if(Fault::KillAfterLoad);
@@ -150,7 +158,8 @@ json run_task(const WorkerRequest &request) {
     GeneratorInstance inst = instantiate_generator(name, target, request.params, /*auto_schedule=*/false);
     CompiledPipeline compiled = compile_pipeline(inst.pipeline, target, name);
     write_stmt(request.stmt_path, compiled);
-    return {{"generator", name}, {"target", target.to_string()}, {"gpu_kernels", compiled.gpu_kernels}};
+    return with_unbounded_launches({{"generator", name}, {"target", target.to_string()}, {"gpu_kernels", compiled.gpu_kernels}},
+                                   compiled);
   }
 
   if (request.task == "apply") {
@@ -165,7 +174,8 @@ json run_task(const WorkerRequest &request) {
     apply_schedule(schedule_spec_from_json(spec), inst.algorithm, ApplyMode::Gpu);
     CompiledPipeline compiled = compile_pipeline(inst.algorithm, target, name);
     write_stmt(request.stmt_path, compiled);
-    return {{"generator", name}, {"target", target.to_string()}, {"gpu_kernels", compiled.gpu_kernels}};
+    return with_unbounded_launches({{"generator", name}, {"target", target.to_string()}, {"gpu_kernels", compiled.gpu_kernels}},
+                                   compiled);
   }
 
   // Everything below plans the algorithm, whatever schedule the generator already has: a
@@ -267,7 +277,8 @@ json run_task(const WorkerRequest &request) {
     if (Halide::Target(result.target).has_feature(Halide::Target::LargeBuffers))
       verify_target = verify_target.with_feature(Halide::Target::LargeBuffers);
     CompiledPipeline compiled = compile_pipeline(algorithm, verify_target, name);
-    out["verified"] = {{"compiled", true}, {"gpu_kernels", compiled.gpu_kernels}, {"target", verify_target.to_string()}};
+    out["verified"] = with_unbounded_launches(
+        {{"compiled", true}, {"gpu_kernels", compiled.gpu_kernels}, {"target", verify_target.to_string()}}, compiled);
   }
   return out;
 }

@@ -121,3 +121,26 @@ TEST_CASE("cli: a pasted suggestion with rfactor is predicted as when it was sug
     CHECK(result["schedule_code"] == suggestion["schedule_code"]);
   }
 }
+
+TEST_CASE("cli: a Func per block of an update two kernels before a scaled read launches a bounded block",
+          "[e2e][schedule][regression]") {
+  // Random pipeline 770018's walk s43_1 (its decisions, saved): mix_5 per block of
+  // channel_mix_7_sum's update, whose region is an expression of a read at (x, y * 2) two kernels
+  // on. Its thread loops went to gpu_threads unsplit and Halide sized the block only at run time,
+  // 256x236 threads (CUDA_ERROR_INVALID_VALUE on the H100, session 43).
+  const auto dir = scratch_dir("regression_770018");
+  const auto source = dir / "random_770018.cpp";
+  auto written = run_hlsched({"random-pipeline", "--seed", "770018", "--stages", "12", "--writer-version", "2",
+                              "--output", source.string()});
+  REQUIRE(written.exit_code == 0);
+  auto run = run_hlsched({"schedule", "--json", source.string(), "--decisions",
+                          source_path("tests/data/regressions/random_770018_walk.decisions").string(), "--stmt-out",
+                          (dir / "walk.stmt").string()});
+  INFO(run.stderr_text);
+  REQUIRE(run.exit_code == 0);
+  const auto result = stdout_json(run);
+  CHECK(result["schedule_code"].get<std::string>().find("mix_5.compute_at(channel_mix_7_sum, xo)") != std::string::npos);
+  REQUIRE(result.contains("verified"));
+  CHECK(result["verified"]["gpu_kernels"].get<int>() > 0);
+  CHECK_FALSE(result["verified"].contains("unbounded_launches"));
+}

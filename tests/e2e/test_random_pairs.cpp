@@ -1,6 +1,7 @@
 // (random pipeline, random schedule) pairs: for each seeded `hlsched random-pipeline` and each of
 // its random schedules (random walks over the search's options, sample_schedules):
-//   1. applied (ApplyMode::Gpu), it compiles for CUDA and launches GPU kernels;
+//   1. applied (ApplyMode::Gpu), it compiles for CUDA and launches GPU kernels, each with at
+//      most 1024 threads per block at the estimated sizes (CompiledPipeline::unbounded_launches);
 //   2. pasted as text into the generator's schedule(), it compiles and lowers to exactly the
 //      program the applied schedule lowers to;
 //   3. its CPU twin (ApplyMode::Cpu) computes, bit for bit, what the compute_root pipeline
@@ -409,6 +410,9 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
             align_temporary_counter();
             CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target(), "pair");
             if (compiled.gpu_kernels == 0) throw std::runtime_error("no GPU kernels");
+            for (const KernelLaunch &launch : compiled.unbounded_launches())
+              throw std::runtime_error("kernel " + launch.kernel + " launches " + std::to_string(launch.block_threads) +
+                                       " threads per block (-1: a number known only at run time)");
             std::ofstream(applied_stmt) << compiled.lowered_stmt;
           },
           pair_dir / (std::to_string(k) + ".applied.error"));

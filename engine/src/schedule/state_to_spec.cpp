@@ -431,30 +431,46 @@ bool region_follows_tile(const PipelineDag &dag, const ScheduleState &state, int
 
 // Whether the tiles of root Func `root` end where Halide keeps its bound of a per-block Func's
 // thread loops to the tile: a kernel's tiles end where its realized region does, which for an
-// output is its buffer, and otherwise an expression of what its consumers need. Read at scaled
-// coordinates (x * 4, y / 2), that expression is one through which Halide's bound of the thread
-// loops loses the tile, and it becomes the whole region (random pipeline 640037: mix_1, read at
-// (x * 4, y / 2), launched 261x8 threads for a boundary condition computed per 32x8 tile,
-// CUDA_ERROR_INVALID_VALUE). Translations, broadcasts and data-dependent reads keep it. A
-// consumer inlined (or not yet decided) reads the root where its own readers read it, so their
-// reads count too: random pipeline 720008's mix_3, read through an inlined left-right flip
-// (4319 - x) by a 4x downsampling, launched 4320 threads per block for a Func computed per
-// 128-wide tile (CUDA_ERROR_INVALID_VALUE, H100, session 41).
-bool tiles_end_simply(const PipelineDag &dag, const ScheduleState &state, int root, int reader = -1, int depth = 0) {
-  if (depth > 64) return false;
-  const FuncNode &r = dag.funcs[size_t(reader < 0 ? root : reader)];
-  if (reader < 0 && r.is_output) return true;
-  for (size_t c = 0; c < dag.funcs.size(); c++)
-    for (const StageNode &s : dag.funcs[c].stages)
-      for (const ProducerAccess &a : s.accesses) {
-        if (a.producer != r.name || !a.is_affine || int(c) == root) continue;
-        for (const std::vector<AffineExpr> *bounds : {&a.region_min, &a.region_max})
-          for (const AffineExpr &e : *bounds)
-            for (const auto &[var, coefficient] : e.coefficients)
-              if (coefficient != 0 && std::abs(coefficient) != 1) return false;
-        const bool inlined = !state.decided[c] || state.decisions[c].level == ComputeLevel::Inline;
-        if (inlined && int(c) != reader && !tiles_end_simply(dag, state, root, int(c), depth + 1)) return false;
-      }
+// output is its buffer, and otherwise an expression of what its consumers need, which is in turn
+// one of what theirs need, down to the outputs. Read at scaled coordinates (x * 4, y / 2)
+// anywhere on that way, the expression is one through which Halide's bound of the thread loops
+// loses the tile, and it becomes the whole region: random pipeline 640037's mix_1, read at
+// (x * 4, y / 2), launched 261x8 threads for a boundary condition computed per 32x8 tile;
+// 720008's mix_3, read through an inlined left-right flip (4319 - x) by a 4x downsampling, 4320
+// threads per 128-wide tile (session 41); 770018's channel_mix_7_sum, two kernels before a read at
+// (x, y * 2), 256x236 threads for a Func per 256x4 tile of its update; 790004's transpose_8, read
+// rotated by 90 degrees, 256x32 threads for a Func per 16x32 tile (session 44; each
+// CUDA_ERROR_INVALID_VALUE). Flips and transposes count as scaled reads do: translations,
+// broadcasts and data-dependent reads keep it.
+bool tiles_end_simply(const PipelineDag &dag, int root) {
+  if (dag.funcs[size_t(root)].is_output) return true;
+  std::vector<int> pending = {root};
+  std::vector<bool> seen(dag.funcs.size(), false);
+  seen[size_t(root)] = true;
+  while (!pending.empty()) {
+    const std::string &name = dag.funcs[size_t(pending.back())].name;
+    pending.pop_back();
+    for (size_t c = 0; c < dag.funcs.size(); c++)
+      for (const StageNode &s : dag.funcs[c].stages)
+        for (const ProducerAccess &a : s.accesses) {
+          if (a.producer != name || !a.is_affine || int(c) == root) continue;
+          const std::vector<std::string> &loops = dag.funcs[c].args;
+          for (const std::vector<AffineExpr> *bounds : {&a.region_min, &a.region_max})
+            for (size_t d = 0; d < bounds->size(); d++)
+              for (const auto &[var, coefficient] : (*bounds)[d].coefficients) {
+                if (coefficient == 0) continue;
+                if (coefficient != 1) return false;  // scaled or flipped
+                // Another of the reader's loops along this dimension: a transpose or rotation.
+                const bool pure = std::find(loops.begin(), loops.end(), var) != loops.end();
+                if (pure && (d >= loops.size() || loops[d] != var)) return false;
+              }
+          if (!seen[c]) {  // (an output's region is its buffer, whoever else reads it)
+            seen[c] = true;
+            if (dag.funcs[c].is_output) continue;
+            pending.push_back(int(c));
+          }
+        }
+  }
   return true;
 }
 
@@ -494,7 +510,14 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
   // the split's bounds are computed per block and per thread, and camera_pipe's three Funcs per
   // block ran 1.43x faster on the H100 unsplit (0.090 -> 0.063 ms, session 29). Only where the
   // root's tiles end simply (tiles_end_simply).
-  const bool unsplit = follows_tile && layout.passes <= 1 && layout.folds <= 1;
+  // A tile larger than the image (by the estimates) gives a box clipped to the image, while the
+  // whole-tiles specialization's loops, and Halide's at other sizes, cover the whole tile: random
+  // pipeline 1232's 9-tap blur per 128x8 tile of an 80-wide image launched 136x8 threads there.
+  bool tile_within_image = true;
+  for (size_t k = 0; k < root_tiling.vars.size() && k < root_tiling.extents.size(); k++)
+    if (!root_tiling.in_thread[k] && root_tiling.threads[k] * root_tiling.serial[k] > root_tiling.extents[k])
+      tile_within_image = false;
+  const bool unsplit = follows_tile && tile_within_image && layout.passes <= 1 && layout.folds <= 1;
   LoopNames fresh(f.stages[0]);
   for (const StageNode &s : f.stages)
     for (const LoopDim &l : s.loops) fresh.reserve(l.var);
@@ -845,7 +868,7 @@ ScheduleSpec state_to_spec(const PipelineDag &dag, const ScheduleState &state, c
         fs.stages = schedule_block_fused(func, state.decisions[d.kernel_root].tilings.back(),
                                          fused ? fused->box : std::vector<double>{}, gpu,
                                          block_shape_of_root[d.kernel_root],
-                                         tiles_end_simply(dag, state, d.kernel_root) &&
+                                         tiles_end_simply(dag, d.kernel_root) &&
                                              region_follows_tile(dag, state, f, d.kernel_root) &&
                                              reads_affinely(dag, state, f),
                                          unrolls_block_fused_rows(dag, state, f), stage);
