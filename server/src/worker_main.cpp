@@ -133,8 +133,9 @@ void write_stmt(const std::string &path, const CompiledPipeline &compiled) {
   std::ofstream(path) << compiled.lowered_stmt;
 }
 
-// `result` with the launches whose thread block is no constant within the hardware's limit, if any
-// (CompiledPipeline::unbounded_launches): such a program compiles and may fail to launch.
+// `result` with the launches over the hardware's threads per block at the estimated sizes, or of a
+// size known only at run time, if any (CompiledPipeline::unbounded_launches): such a program
+// compiles and may fail to launch.
 json with_unbounded_launches(json result, const CompiledPipeline &compiled) {
   for (const KernelLaunch &launch : compiled.unbounded_launches())
     result["unbounded_launches"].push_back({{"kernel", launch.kernel}, {"block_threads", launch.block_threads}});
@@ -158,7 +159,7 @@ json run_task(const WorkerRequest &request) {
     GeneratorInstance inst = instantiate_generator(name, target, request.params, /*auto_schedule=*/false);
     CompiledPipeline compiled = compile_pipeline(inst.pipeline, target, name);
     write_stmt(request.stmt_path, compiled);
-    return with_unbounded_launches({{"generator", name}, {"target", target.to_string()}, {"gpu_kernels", compiled.gpu_kernels}},
+    return with_unbounded_launches({{"generator", name}, {"target", target.to_string()}, {"gpu_kernels", compiled.gpu_kernels()}},
                                    compiled);
   }
 
@@ -174,7 +175,7 @@ json run_task(const WorkerRequest &request) {
     apply_schedule(schedule_spec_from_json(spec), inst.algorithm, ApplyMode::Gpu);
     CompiledPipeline compiled = compile_pipeline(inst.algorithm, target, name);
     write_stmt(request.stmt_path, compiled);
-    return with_unbounded_launches({{"generator", name}, {"target", target.to_string()}, {"gpu_kernels", compiled.gpu_kernels}},
+    return with_unbounded_launches({{"generator", name}, {"target", target.to_string()}, {"gpu_kernels", compiled.gpu_kernels()}},
                                    compiled);
   }
 
@@ -278,7 +279,7 @@ json run_task(const WorkerRequest &request) {
       verify_target = verify_target.with_feature(Halide::Target::LargeBuffers);
     CompiledPipeline compiled = compile_pipeline(algorithm, verify_target, name);
     out["verified"] = with_unbounded_launches(
-        {{"compiled", true}, {"gpu_kernels", compiled.gpu_kernels}, {"target", verify_target.to_string()}}, compiled);
+        {{"compiled", true}, {"gpu_kernels", compiled.gpu_kernels()}, {"target", verify_target.to_string()}}, compiled);
   }
   return out;
 }

@@ -409,7 +409,7 @@ void check_pairs(uint64_t first_seed, int pipelines, int samples, int max_stages
             apply_schedule(server::schedule_spec_from_json(spec), inst.pipeline, ApplyMode::Gpu);
             align_temporary_counter();
             CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target(), "pair");
-            if (compiled.gpu_kernels == 0) throw std::runtime_error("no GPU kernels");
+            if (compiled.gpu_kernels() == 0) throw std::runtime_error("no GPU kernels");
             for (const KernelLaunch &launch : compiled.unbounded_launches())
               throw std::runtime_error("kernel " + launch.kernel + " launches " + std::to_string(launch.block_threads) +
                                        " threads per block (-1: a number known only at run time)");

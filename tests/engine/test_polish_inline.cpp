@@ -96,5 +96,5 @@ TEST_CASE("polish inlines a lookup read at four points per point of the next lev
   CHECK(polished.predicted_runtime_ms < plain.predicted_runtime_ms);
   // What polish returns is a schedule that compiles.
   apply_schedule(polished.schedule, pipeline, ApplyMode::Gpu);
-  CHECK(compile_pipeline(pipeline, default_gpu_target()).gpu_kernels > 0);
+  CHECK(compile_pipeline(pipeline, default_gpu_target()).gpu_kernels() > 0);
 }

@@ -55,7 +55,7 @@ TEST_CASE("a histogram gets a privatized schedule that is exact on the CPU", "[s
 
   auto [gpu, gpu_result] = schedule(default_gpu_target());
   apply_schedule(gpu_result.schedule, gpu.pipeline, ApplyMode::Gpu);
-  CHECK(compile_pipeline(gpu.pipeline, default_gpu_target()).gpu_kernels > 0);
+  CHECK(compile_pipeline(gpu.pipeline, default_gpu_target()).gpu_kernels() > 0);
 
   auto [cpu, cpu_result] = schedule(cpu_target());
   apply_schedule(cpu_result.schedule, cpu.pipeline, ApplyMode::Cpu);

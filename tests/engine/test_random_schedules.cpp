@@ -64,7 +64,7 @@ TEST_CASE("random schedules are valid and exact", "[schedule][random]") {
       auto [gpu, gpu_sample] = draw(default_gpu_target(), i);
       INFO(c.generator << " sample " << i << "\n" << gpu_sample.schedule_code);
       apply_schedule(gpu_sample.schedule, gpu.pipeline, ApplyMode::Gpu);
-      CHECK(compile_pipeline(gpu.pipeline, default_gpu_target()).gpu_kernels > 0);
+      CHECK(compile_pipeline(gpu.pipeline, default_gpu_target()).gpu_kernels() > 0);
 
       auto [cpu, cpu_sample] = draw(cpu_target(), i);
       apply_schedule(cpu_sample.schedule, cpu.pipeline, ApplyMode::Cpu);

@@ -102,7 +102,7 @@ TEST_CASE("every construct of the schedule space compiles and is exact", "[sched
     INFO(gpu_walk.schedule_code);
     REQUIRE(uses(gpu_walk, construct));
     apply_schedule(gpu_walk.schedule, gpu.pipeline, ApplyMode::Gpu);
-    CHECK(compile_pipeline(gpu.pipeline, default_gpu_target()).gpu_kernels > 0);
+    CHECK(compile_pipeline(gpu.pipeline, default_gpu_target()).gpu_kernels() > 0);
 
     auto cpu = instantiate_generator("fused_reductions_small", cpu_target(), {});
     apply_schedule(walk(cpu, index).schedule, cpu.pipeline, ApplyMode::Cpu);
@@ -472,7 +472,7 @@ TEST_CASE("a reduction fused per thread holds a 2-D tile of accumulators in regi
   // computes exactly what compute_root computes, at sizes that are not multiples of the tiles.
   apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
   const CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target());
-  CHECK(compiled.gpu_kernels > 0);
+  CHECK(compiled.gpu_kernels() > 0);
   REQUIRE(compiled.lowered_stmt.find("fma.rn.f32") != std::string::npos);  // the kernel's PTX is in the text
   CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
 
@@ -725,7 +725,7 @@ TEST_CASE("a Func computed per thread under unrolled channels lives in registers
   // exactly what compute_root computes, with 3 channels and with 2 (the generic code).
   apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
   const CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target());
-  CHECK(compiled.gpu_kernels == 3);
+  CHECK(compiled.gpu_kernels() == 3);
   REQUIRE(compiled.lowered_stmt.find(".entry") != std::string::npos);  // the kernel's PTX is in the text
   CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
 
@@ -799,7 +799,7 @@ TEST_CASE("channels looped around a boundary condition share what does not depen
   INFO(code);
   CHECK(code.find(".unroll(c") == std::string::npos);
   apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
-  CHECK(compile_pipeline(inst.pipeline, default_gpu_target()).gpu_kernels >= 1);
+  CHECK(compile_pipeline(inst.pipeline, default_gpu_target()).gpu_kernels() >= 1);
 }
 
 // A stage that reads a Func at its own channel and at a constant one (interpolate's output divides
@@ -830,7 +830,7 @@ TEST_CASE("channels read at their own and at a constant channel unroll in each t
   INFO(code);
   CHECK(code.find(".unroll(c") != std::string::npos);
   apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
-  CHECK(compile_pipeline(inst.pipeline, default_gpu_target()).gpu_kernels >= 1);
+  CHECK(compile_pipeline(inst.pipeline, default_gpu_target()).gpu_kernels() >= 1);
 }
 
 namespace {
@@ -865,7 +865,7 @@ void check_bayer_schedule(int64_t rgb_rows, const std::vector<std::string> &dire
   INFO(code);
   for (const std::string &d : directives) CHECK(code.find(d) != std::string::npos);
   apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
-  CHECK(compile_pipeline(inst.pipeline, default_gpu_target()).gpu_kernels > 0);
+  CHECK(compile_pipeline(inst.pipeline, default_gpu_target()).gpu_kernels() > 0);
 
   // The CPU twin computes exactly what compute_root computes, from an even origin (the folded
   // code) and an odd one (an output's unspecialized code).
@@ -1013,7 +1013,7 @@ TEST_CASE("a reduction over a constant loop is held whole per thread, its shared
   // compute_root computes.
   apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
   const CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target());
-  CHECK(compiled.gpu_kernels > 0);
+  CHECK(compiled.gpu_kernels() > 0);
   REQUIRE(compiled.lowered_stmt.find("fma.rn.f32") != std::string::npos);
   CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
   const CpuTwin twin = cpu_twin("splat_small", pinned_state);
@@ -1111,7 +1111,7 @@ TEST_CASE("rows per thread along a third loop hold a register tile over channels
   // compute_root computes at sizes that are no multiple of the tile (10 rows: the last tile shifts).
   apply_schedule(spec, inst.pipeline, ApplyMode::Gpu);
   const CompiledPipeline compiled = compile_pipeline(inst.pipeline, default_gpu_target());
-  CHECK(compiled.gpu_kernels > 0);
+  CHECK(compiled.gpu_kernels() > 0);
   REQUIRE(compiled.lowered_stmt.find("fma.rn.f32") != std::string::npos);
   CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
   auto run_conv = [](const Halide::Pipeline &p) {
@@ -1146,7 +1146,7 @@ TEST_CASE("rows per thread along a third loop hold a register tile over channels
   CHECK(staged_code.find(".gpu_threads(c, x)\n    .unroll(yi)") != std::string::npos);
   apply_schedule(state_to_spec(staged_dag, per_block, gpu), staged.pipeline, ApplyMode::Gpu);
   const CompiledPipeline staged_compiled = compile_pipeline(staged.pipeline, default_gpu_target());
-  CHECK(staged_compiled.gpu_kernels == 1);
+  CHECK(staged_compiled.gpu_kernels() == 1);
   CHECK(staged_compiled.lowered_stmt.find("ld.local") == std::string::npos);
   const CpuTwin staged_twin = cpu_twin(
       "pointwise_conv_small", [](const PipelineDag &d) { return conv_tile_state(d, {32, 8, 1, 1}, {2, 1, 4, 1}, true); },
@@ -1270,7 +1270,7 @@ TEST_CASE("a Func computed with its sibling shares the sibling's kernel", "[sche
   auto separate = instantiate_generator("siblings_small", default_gpu_target(), {});
   const PipelineDag separate_dag = build_pipeline_dag(separate.pipeline);  // (its own Func names)
   apply_schedule(state_to_spec(separate_dag, siblings_state(separate_dag, false), gpu), separate.pipeline, ApplyMode::Gpu);
-  CHECK(compiled.gpu_kernels + 1 == compile_pipeline(separate.pipeline, default_gpu_target()).gpu_kernels);
+  CHECK(compiled.gpu_kernels() + 1 == compile_pipeline(separate.pipeline, default_gpu_target()).gpu_kernels());
   const CpuTwin twin = cpu_twin("siblings_small", [](const PipelineDag &d) { return siblings_state(d, true); });
   CHECK(count_differences(run_siblings(twin.scheduled.pipeline), run_siblings(twin.reference.pipeline)) == 0);
 
@@ -1461,7 +1461,7 @@ TEST_CASE("a total run in one thread is factored into partial results", "[schedu
   CHECK_FALSE(launched_in_a_loop(factored_kernels.lowered_stmt, dag.funcs[total].name + "_intm.s1"));
   TotalPipeline q;
   apply_schedule(state_to_spec(build_pipeline_dag(q.pipeline), one_thread, gpu), q.pipeline, ApplyMode::Gpu);
-  CHECK(factored_kernels.gpu_kernels == compile_pipeline(q.pipeline, default_gpu_target()).gpu_kernels + 2);
+  CHECK(factored_kernels.gpu_kernels() == compile_pipeline(q.pipeline, default_gpu_target()).gpu_kernels() + 2);
 
   TotalPipeline cpu;
   apply_schedule(state_to_spec(build_pipeline_dag(cpu.pipeline), factored, gpu), cpu.pipeline, ApplyMode::Cpu);
@@ -1546,7 +1546,7 @@ TEST_CASE("a total's many partial results are combined in two levels", "[schedul
   CHECK_FALSE(launched_in_a_loop(kernels.lowered_stmt, dag.funcs[total].name + "_intm$1.s1"));
   TotalPipeline q(2048);
   apply_schedule(state_to_spec(build_pipeline_dag(q.pipeline), factored, gpu), q.pipeline, ApplyMode::Gpu);
-  CHECK(kernels.gpu_kernels == compile_pipeline(q.pipeline, default_gpu_target()).gpu_kernels + 2);
+  CHECK(kernels.gpu_kernels() == compile_pipeline(q.pipeline, default_gpu_target()).gpu_kernels() + 2);
 
   TotalPipeline cpu(2048);
   apply_schedule(state_to_spec(build_pipeline_dag(cpu.pipeline), regrouped, gpu), cpu.pipeline, ApplyMode::Cpu);

@@ -80,7 +80,7 @@ TEST_CASE("conv_layer: the searched register tile unrolls both tap loops, in reg
   CHECK(searched.schedule_code.find(", 2 y per thread") != std::string::npos);  // rows along the third loop
   hlsched::apply_schedule(searched.schedule, gpu.pipeline, hlsched::ApplyMode::Gpu);
   const hlsched::CompiledPipeline compiled = hlsched::compile_pipeline(gpu.pipeline, hlsched::default_gpu_target());
-  CHECK(compiled.gpu_kernels == 1);
+  CHECK(compiled.gpu_kernels() == 1);
   CHECK(compiled.lowered_stmt.find("ld.local") == std::string::npos);
 
   // The same schedule on a CPU instance of the generator, whose Funcs Halide names apart

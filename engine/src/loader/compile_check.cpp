@@ -98,7 +98,6 @@ CompiledPipeline compile_pipeline(const Pipeline &pipeline, const Target &target
       text << "// device code " << buffer.name() << "\n"
            << std::string(reinterpret_cast<const char *>(buffer.data()), buffer.size_in_bytes()) << "\n";
   compiled.lowered_stmt = text.str();
-  compiled.gpu_kernels = int(finder.launches.size());
   compiled.launches = std::move(finder.launches);
   return compiled;
 }

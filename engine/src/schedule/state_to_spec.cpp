@@ -514,9 +514,8 @@ std::vector<Directive> block_thread_directives(const FuncNode &f, const StageTil
   // whole-tiles specialization's loops, and Halide's at other sizes, cover the whole tile: random
   // pipeline 1232's 9-tap blur per 128x8 tile of an 80-wide image launched 136x8 threads there.
   bool tile_within_image = true;
-  for (size_t k = 0; k < root_tiling.vars.size() && k < root_tiling.extents.size(); k++)
-    if (!root_tiling.in_thread[k] && root_tiling.threads[k] * root_tiling.serial[k] > root_tiling.extents[k])
-      tile_within_image = false;
+  for (size_t k = 0; k < root_tiling.vars.size(); k++)
+    if (!root_tiling.in_thread[k] && root_tiling.tile(k) > root_tiling.extents[k]) tile_within_image = false;
   const bool unsplit = follows_tile && tile_within_image && layout.passes <= 1 && layout.folds <= 1;
   LoopNames fresh(f.stages[0]);
   for (const StageNode &s : f.stages)

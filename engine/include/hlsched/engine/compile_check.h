@@ -19,8 +19,10 @@ struct KernelLaunch {
 
 struct CompiledPipeline {
   std::string lowered_stmt;  ///< the lowered program, as Halide prints it
-  int gpu_kernels = 0;       ///< GPU block loop nests (kernel launches per run)
   std::vector<KernelLaunch> launches;  ///< the GPU launches found in the host code
+
+  /// GPU block loop nests (kernel launches per run).
+  int gpu_kernels() const { return int(launches.size()); }
 
   /// Launches whose thread block at the estimated sizes is over `max_threads` or unknown: such a
   /// launch fails (random pipeline 770018: 256x236 threads, CUDA_ERROR_INVALID_VALUE), and none
